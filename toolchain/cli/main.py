@@ -1,0 +1,62 @@
+"""The `gramwright` command: one Typer app, each command group in its own module.
+
+Exit codes everywhere: 0 clean, 1 findings / rejected document / failed check, 2 usage or internal
+error. Errors are one line on stderr (plus a hint); tracebacks only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from toolchain.cli import common
+
+app = typer.Typer(
+    name="gramwright",
+    help=(
+        "Make language-model output parseable by construction.\n\n"
+        "Masks guarantee the *form* of an output (it belongs to the grammar); they never guarantee "
+        "its *content* — validation and business rules do that."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+) -> None:
+    common.STATE.debug = debug
+
+
+def _register() -> None:
+    # Each module adds its commands to `app`; import order is the order in --help.
+    from toolchain.cli import grammar_cmds
+
+    grammar_cmds.register(app)
+    for optional in ("lint_cmd", "conformance_cmd", "generate_cmd", "tui_cmd"):
+        try:
+            module = __import__(f"toolchain.cli.{optional}", fromlist=["register"])
+        except ModuleNotFoundError as exc:
+            if exc.name != f"toolchain.cli.{optional}":
+                raise
+            continue
+        module.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()

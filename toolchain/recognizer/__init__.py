@@ -1,0 +1,20 @@
+"""The byte-level recognizer: the single acceptance engine under check, conformance and masks."""
+
+from toolchain.recognizer.compiled import DEAD, CompiledGrammar
+from toolchain.recognizer.recognizer import (
+    InputRejected,
+    Recognizer,
+    Snapshot,
+    compile_grammar,
+    describe_bytes,
+)
+
+__all__ = [
+    "DEAD",
+    "CompiledGrammar",
+    "InputRejected",
+    "Recognizer",
+    "Snapshot",
+    "compile_grammar",
+    "describe_bytes",
+]

@@ -1,0 +1,140 @@
+"""Grammar IR → a byte-level recursive transition network (one Thompson NFA per rule).
+
+Every rule becomes an NFA over bytes whose edges are byte ranges, epsilons, or *calls* to another
+rule (with the state to return to). Code points are lowered to UTF-8 byte-range sequences here, so
+the recognizer never sees characters: a multi-byte character may arrive split across feeds.
+
+Bounded repetition ``x{m,n}`` is unrolled as ``x…x (x (x …)?)?`` — nested optionals rather than
+``x? x? x?`` so the NFA stays unambiguous about which copy consumed a byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toolchain.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
+from toolchain.grammar.utf8 import utf8_sequences
+
+ByteEdge = tuple[int, int, int]  # (lo, hi, target)
+CallEdge = tuple[int, int]  # (rule index, return state)
+
+
+@dataclass
+class Nfa:
+    rule_names: list[str]
+    rule_start: list[int] = field(default_factory=list)
+    rule_final: list[int] = field(default_factory=list)
+    rule_of: list[int] = field(default_factory=list)
+    byte_edges: list[list[ByteEdge]] = field(default_factory=list)
+    eps: list[list[int]] = field(default_factory=list)
+    calls: list[list[CallEdge]] = field(default_factory=list)
+
+    @property
+    def num_states(self) -> int:
+        return len(self.rule_of)
+
+
+class _Builder:
+    def __init__(self, grammar: Grammar) -> None:
+        self.grammar = grammar
+        names = list(grammar.rules)
+        self.index = {name: i for i, name in enumerate(names)}
+        self.nfa = Nfa(rule_names=names)
+        self.rule = 0
+        self._class_cache: dict[CharClass, list[tuple[tuple[int, int], ...]]] = {}
+
+    def new_state(self) -> int:
+        nfa = self.nfa
+        nfa.rule_of.append(self.rule)
+        nfa.byte_edges.append([])
+        nfa.eps.append([])
+        nfa.calls.append([])
+        return nfa.num_states - 1
+
+    def build(self) -> Nfa:
+        nfa = self.nfa
+        for i, name in enumerate(nfa.rule_names):
+            self.rule = i
+            start, final = self.new_state(), self.new_state()
+            nfa.rule_start.append(start)
+            nfa.rule_final.append(final)
+            self.expr(self.grammar.rules[name], start, final)
+        return nfa
+
+    def expr(self, e: Expr, start: int, end: int) -> None:
+        """Add states so that ``e`` leads from ``start`` to ``end``."""
+        nfa = self.nfa
+        if isinstance(e, Literal):
+            data = e.text.encode("utf-8")
+            if not data:
+                nfa.eps[start].append(end)
+                return
+            cur = start
+            for i, b in enumerate(data):
+                nxt = end if i == len(data) - 1 else self.new_state()
+                nfa.byte_edges[cur].append((b, b, nxt))
+                cur = nxt
+        elif isinstance(e, CharClass):
+            self.char_class(e, start, end)
+        elif isinstance(e, Seq):
+            cur = start
+            for i, item in enumerate(e.items):
+                nxt = end if i == len(e.items) - 1 else self.new_state()
+                self.expr(item, cur, nxt)
+                cur = nxt
+        elif isinstance(e, Alt):
+            for item in e.items:
+                s = self.new_state()
+                nfa.eps[start].append(s)
+                self.expr(item, s, end)
+        elif isinstance(e, Ref):
+            nfa.calls[start].append((self.index[e.name], end))
+        else:
+            assert isinstance(e, Repeat)
+            self.repeat(e, start, end)
+
+    def repeat(self, e: Repeat, start: int, end: int) -> None:
+        nfa = self.nfa
+        cur = start
+        for _ in range(e.min):
+            nxt = self.new_state()
+            self.expr(e.item, cur, nxt)
+            cur = nxt
+        if e.max is None:
+            loop_body = self.new_state()
+            nfa.eps[cur].append(loop_body)
+            self.expr(e.item, loop_body, cur)
+            nfa.eps[cur].append(end)
+            return
+        for _ in range(e.max - e.min):
+            nfa.eps[cur].append(end)
+            nxt = self.new_state()
+            self.expr(e.item, cur, nxt)
+            cur = nxt
+        nfa.eps[cur].append(end)
+
+    def char_class(self, cc: CharClass, start: int, end: int) -> None:
+        seqs = self._class_cache.get(cc)
+        if seqs is None:
+            seqs = utf8_sequences(cc.effective_ranges())
+            self._class_cache[cc] = seqs
+        # Share equal leading byte ranges (a byte trie), so a multi-byte class is mostly deterministic.
+        trie: dict[tuple[int, tuple[int, int]], int] = {}
+        for sq in seqs:
+            cur = start
+            for i, (lo, hi) in enumerate(sq):
+                if i == len(sq) - 1:
+                    self.nfa.byte_edges[cur].append((lo, hi, end))
+                    break
+                key = (cur, (lo, hi))
+                nxt = trie.get(key)
+                if nxt is None:
+                    nxt = self.new_state()
+                    trie[key] = nxt
+                    self.nfa.byte_edges[cur].append((lo, hi, nxt))
+                cur = nxt
+
+
+def build_nfa(grammar: Grammar) -> Nfa:
+    """Lower a prepared grammar (see ``analysis.prepare``) to the byte-level RTN."""
+    return _Builder(grammar).build()
