@@ -77,6 +77,16 @@ class CompiledGrammar:
             self.trans.append({})
         return cid
 
+    def config_of(self, frames: frozenset[int], accepting: bool) -> int:
+        """Intern a configuration (the token engine builds return configurations this way)."""
+        return self._config(frames, accepting)
+
+    def frame_state(self, frame: int) -> int:
+        return self._frame_state[frame]
+
+    def frame_parent(self, frame: int) -> int:
+        return self._frame_parent[frame]
+
     @property
     def num_configs(self) -> int:
         return len(self.config_frames)
@@ -114,7 +124,7 @@ class CompiledGrammar:
     # parent, plus whether control can return into that parent. This depends only on t, so it is
     # memoised per NFA state and shared by every stack depth and context: the per-stack work is
     # just interning the few frames that actually change.
-    def _rel_closure(self, state: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
+    def rel_closure(self, state: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
         cached = self._rel.get(state)
         if cached is not None:
             return cached
@@ -143,7 +153,7 @@ class CompiledGrammar:
         self._rel[state] = result
         return result
 
-    def _local_step(self, state: int, byte: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
+    def local_step(self, state: int, byte: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
         """Byte ``byte`` from NFA state ``state``, relative to an abstract parent (memoised)."""
         row = self._local.get(state)
         if row is None:
@@ -155,7 +165,7 @@ class CompiledGrammar:
         pops = False
         for lo, hi, target in self.nfa.byte_edges[state]:
             if lo <= byte <= hi:
-                sub_chains, sub_pops = self._rel_closure(target)
+                sub_chains, sub_pops = self.rel_closure(target)
                 chains.update(sub_chains)
                 pops = pops or sub_pops
         result = (tuple(sorted(chains)), pops)
@@ -168,7 +178,7 @@ class CompiledGrammar:
             frame = self._frame(ret, frame)
         return frame
 
-    def _return_into(self, parent: int) -> tuple[list[int], bool]:
+    def return_into(self, parent: int) -> tuple[list[int], bool]:
         """Frames live after control returns into frame ``parent``, and whether the root completes.
 
         Iterative (a return can cascade through many nullable tails: no recursion limit)."""
@@ -183,7 +193,7 @@ class CompiledGrammar:
                 frames.extend(cached[0])
                 accepting = accepting or cached[1]
                 break
-            chains, pops = self._rel_closure(self._frame_state[parent])
+            chains, pops = self.rel_closure(self._frame_state[parent])
             grand = self._frame_parent[parent]
             level = [self._hang(c, grand) for c in chains]
             frames.extend(level)
@@ -198,11 +208,11 @@ class CompiledGrammar:
         frames: set[int] = set()
         accepting = False
         for state, parent in items:
-            chains, pops = self._rel_closure(state)
+            chains, pops = self.rel_closure(state)
             for c in chains:
                 frames.add(self._hang(c, parent))
             if pops:
-                more, acc = self._return_into(parent)
+                more, acc = self.return_into(parent)
                 frames.update(more)
                 accepting = accepting or acc
         if not frames and not accepting:
@@ -220,11 +230,11 @@ class CompiledGrammar:
         frame_parent = self._frame_parent
         for frame in self.config_frames[config]:
             parent = frame_parent[frame]
-            chains, pops = self._local_step(frame_state[frame], byte)
+            chains, pops = self.local_step(frame_state[frame], byte)
             for c in chains:
                 frames.add(self._hang(c, parent))
             if pops:
-                more, acc = self._return_into(parent)
+                more, acc = self.return_into(parent)
                 frames.update(more)
                 accepting = accepting or acc
         if frames or accepting:

@@ -1,0 +1,1 @@
+"""Decoding under masks: logits → mask → temperature/top-k/top-p → sample."""

@@ -1,0 +1,178 @@
+"""The generation loop: one forward pass per token with the KV cache, the mask applied per step.
+
+Our own loop rather than ``model.generate`` so that every step can report its mask time and the
+clipped probability mass, EOS is decided by the grammar, and truncation is explicit
+(``finish_reason = "length"``). ``GrammarLogitsProcessor`` offers the same masks to users of
+``transformers``' own ``generate``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from toolchain.decode.sampling import SamplingParams, apply_mask, clipped_mass, sample
+from toolchain.engine.matcher import GrammarEngine, Matcher
+
+
+@dataclass
+class StepTrace:
+    token_id: int
+    text: bytes
+    clipped_mass: float | None
+    mask_us: float | None
+
+
+@dataclass
+class GenerationResult:
+    text: str
+    token_ids: list[int]
+    finish_reason: str  # "stop" | "length"
+    steps: list[StepTrace] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+@torch.inference_mode()
+def generate(
+    model: Any,
+    tokenizer: Any,
+    prompt: str,
+    *,
+    engine: GrammarEngine | None,
+    max_tokens: int = 256,
+    params: SamplingParams | None = None,
+    seed: int | None = None,
+    on_step: Callable[[StepTrace], None] | None = None,
+    eos_ids: frozenset[int] = frozenset(),
+) -> GenerationResult:
+    """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given."""
+    params = params or SamplingParams()
+    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    device = next(model.parameters()).device
+    input_ids = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids.to(device)
+    matcher: Matcher | None = engine.matcher() if engine else None
+    stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
+    token_ids: list[int] = []
+    steps: list[StepTrace] = []
+    forward_s: list[float] = []
+    past: Any = None
+    finish = "length"
+    hits0 = engine.masks.hits if engine else 0
+    miss0 = engine.masks.misses if engine else 0
+    started = time.perf_counter()
+    next_input = input_ids
+    cache_arg = _cache_argument(model)
+    for _ in range(max_tokens):
+        t0 = time.perf_counter()
+        out = model(input_ids=next_input, use_cache=True, **{cache_arg: past})
+        forward_s.append(time.perf_counter() - t0)
+        past = getattr(out, cache_arg)
+        logits = out.logits[0, -1]
+        mask_us = mass = None
+        if matcher is not None:
+            assert engine is not None
+            t1 = time.perf_counter()
+            matcher.allowed_token_ids()  # raises EmptyMaskError with a diagnosis, never a silent EOS
+            allowed = engine.mask_tensor(matcher.config, logits.shape[-1], logits.device)
+            mask_us = (time.perf_counter() - t1) * 1e6
+            mass = clipped_mass(logits, allowed)
+            logits = apply_mask(logits, allowed)
+        token = sample(logits, params, generator)
+        if matcher is not None:
+            matcher.consume(token)
+        raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
+        trace = StepTrace(token, raw, mass, mask_us)
+        steps.append(trace)
+        if on_step:
+            on_step(trace)
+        if token in stop_ids:
+            finish = "stop"
+            break
+        token_ids.append(token)
+        if matcher is not None and matcher.is_terminated():
+            finish = "stop"  # the grammar allows nothing more: the document is complete
+            break
+        next_input = torch.tensor([[token]], device=device)
+    elapsed = time.perf_counter() - started
+    text = b"".join(s.text for s in steps).decode("utf-8", "replace")
+    metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
+    return GenerationResult(text, token_ids, finish, steps, metrics)
+
+
+def _cache_argument(model: Any) -> str:
+    """transformers 5 renamed ``past_key_values`` to ``cache``; accept either generation."""
+    import inspect
+
+    params = inspect.signature(model.forward).parameters
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def _token_bytes(engine: GrammarEngine | None, tokenizer: Any, token: int) -> bytes:
+    if engine is not None and token < engine.vocab.size:
+        return engine.vocab.token_bytes[token]
+    return str(tokenizer.decode([token])).encode()
+
+
+def _metrics(
+    steps: list[StepTrace],
+    forward_s: list[float],
+    elapsed: float,
+    engine: GrammarEngine | None,
+    hits0: int,
+    miss0: int,
+) -> dict[str, Any]:
+    masks = [s.mask_us for s in steps if s.mask_us is not None]
+    masses = [s.clipped_mass for s in steps if s.clipped_mass is not None]
+    metrics: dict[str, Any] = {
+        "tokens": len(steps),
+        "tokens_per_s": round(len(steps) / elapsed, 2) if elapsed else 0.0,
+        "ms_per_token": round(1000 * elapsed / max(len(steps), 1), 2),
+        "forward_ms_median": round(1000 * statistics.median(forward_s), 2) if forward_s else 0.0,
+    }
+    if engine is not None:
+        hits = engine.masks.hits - hits0
+        misses = engine.masks.misses - miss0
+        metrics.update(
+            {
+                "compile_ms": round(engine.compiled.compile_ms, 2),
+                "mask_us_p50": round(_percentile(masks, 50), 1),
+                "mask_us_p99": round(_percentile(masks, 99), 1),
+                "mask_cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
+                "clipped_mass_avg": round(sum(masses) / len(masses), 4) if masses else 0.0,
+                "clipped_mass_max": round(max(masses), 4) if masses else 0.0,
+            }
+        )
+    return metrics
+
+
+class GrammarLogitsProcessor:
+    """A ``transformers`` LogitsProcessor (batch size 1) over a Matcher.
+
+    On each call it consumes the token sampled at the previous step, then masks the scores.
+    """
+
+    def __init__(self, engine: GrammarEngine, prompt_length: int) -> None:
+        self.engine = engine
+        self.matcher = engine.matcher()
+        self.prompt_length = prompt_length
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        generated = input_ids.shape[-1] - self.prompt_length
+        consumed = self.matcher.consumed
+        for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
+            self.matcher.consume(int(token))
+        self.matcher.allowed_token_ids()
+        allowed = self.engine.mask_tensor(self.matcher.config, scores.shape[-1], scores.device)
+        return scores.masked_fill(~allowed.unsqueeze(0), -1e9)

@@ -1,0 +1,83 @@
+"""The local (context-independent) automaton: the recognizer seen from the top K stack frames.
+
+A token's fate usually depends only on the top few frames of the parser stack: inside a string,
+a number or a key, the bytes of a token never look below them. So masks are split as XGrammar
+does, but with our own construction: walk the vocabulary from a *local key* — the NFA states of
+the top K frames, with an abstract parent below — once per key, and record
+
+* ``accepted``: tokens consumed entirely above the abstract parent (valid in every context), and
+* ``pending``: tokens that return into the abstract parent after ``k`` bytes with bytes left over;
+  only those are checked against the real stack at run time.
+
+Keys are NFA states, shared by every stack depth and every occurrence of a rule, so the expensive
+walk over 49k tokens happens once per grammar position, not once per parser configuration.
+Transitions are encoded as ``(next + 1) * 2 + returned`` so that one int32 table drives numpy.
+"""
+
+from __future__ import annotations
+
+from toolchain.recognizer.compiled import CompiledGrammar
+
+Chain = tuple[int, ...]  # NFA states: the kernel state, then return states, innermost first
+
+
+class LocalAutomaton:
+    """Configurations over chains relative to an abstract parent, with memoised transitions."""
+
+    def __init__(self, compiled: CompiledGrammar) -> None:
+        self.cg = compiled
+        self.chains: list[frozenset[Chain]] = []
+        self.trans: list[dict[int, int]] = []
+        self._ids: dict[frozenset[Chain], int] = {}
+        self._first: dict[int, frozenset[int]] = {}
+
+    def intern(self, chains: frozenset[Chain]) -> int:
+        lid = self._ids.get(chains)
+        if lid is None:
+            lid = len(self.chains)
+            self._ids[chains] = lid
+            self.chains.append(chains)
+            self.trans.append({})
+        return lid
+
+    @property
+    def num_states(self) -> int:
+        return len(self.chains)
+
+    def step(self, lid: int, byte: int) -> int:
+        """Encoded transition: ``(next + 1) * 2 + returned`` (next = -1 when nothing is left)."""
+        code = self.trans[lid].get(byte)
+        if code is not None:
+            return code
+        cg = self.cg
+        out: set[Chain] = set()
+        returned = False
+        for chain in self.chains[lid]:
+            sub, pops = cg.local_step(chain[0], byte)
+            rest = chain[1:]
+            for c in sub:
+                out.add(c + rest)
+            while pops:
+                if not rest:
+                    returned = True
+                    break
+                sub, pops = cg.rel_closure(rest[0])
+                rest = rest[1:]
+                for c in sub:
+                    out.add(c + rest)
+        nxt = self.intern(frozenset(out)) if out else -1
+        code = (nxt + 1) * 2 + int(returned)
+        self.trans[lid][byte] = code
+        return code
+
+    def first_bytes(self, lid: int) -> frozenset[int]:
+        got = self._first.get(lid)
+        if got is None:
+            edges = self.cg.nfa.byte_edges
+            acc: set[int] = set()
+            for chain in self.chains[lid]:
+                for lo, hi, _ in edges[chain[0]]:
+                    acc.update(range(lo, hi + 1))
+            got = frozenset(acc)
+            self._first[lid] = got
+        return got

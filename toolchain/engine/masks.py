@@ -1,0 +1,214 @@
+"""Token masks for a recognizer configuration: which tokens' *whole* byte strings are viable.
+
+Per configuration, the mask is the union over its live stacks (frames) of
+
+* the frame's **local mask** (see ``local.py``): computed once per local key (the NFA states of the
+  top ``depth`` frames) by walking the whole vocabulary — numpy over the vocabulary, byte position
+  by byte position, dropping dead tokens as it goes, with a dense mirror of the transition table;
+* its **pending tokens** (those that return below the local key with bytes left), checked against
+  the real stack by a walk of their remainders' trie from the return configuration.
+
+Results are cached per configuration id (exact for every request that reaches it) and local masks
+per key (shared by every context). Special tokens never appear; EOS is the matcher's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from toolchain.engine.local import Chain, LocalAutomaton
+from toolchain.engine.trie import TokenTrie
+from toolchain.engine.vocab import TokenVocabulary
+from toolchain.recognizer.compiled import BOTTOM, DEAD, CompiledGrammar
+
+UNKNOWN = -1
+DEFAULT_DEPTH = 4
+
+IntArray = npt.NDArray[np.int32]
+
+
+@dataclass
+class LocalMask:
+    accepted: IntArray  # sorted token ids valid in every context below the key
+    pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
+    pending_offsets: IntArray  # … after this many bytes
+    pending_trie: TokenTrie | None = None  # their remainders, built on first use
+
+
+class MaskComputer:
+    """Computes and caches allowed-token sets for one (grammar, vocabulary) pair."""
+
+    def __init__(
+        self,
+        compiled: CompiledGrammar,
+        vocab: TokenVocabulary,
+        depth: int = DEFAULT_DEPTH,
+    ) -> None:
+        self.cg = compiled
+        self.vocab = vocab
+        self.depth = depth
+        self.local = LocalAutomaton(compiled)
+        self.cache: dict[int, IntArray] = {}
+        self.local_masks: dict[tuple[Chain, bool], LocalMask] = {}
+        self.hits = 0
+        self.misses = 0
+        self.local_misses = 0
+        self._table: npt.NDArray[np.int32] = np.full((64, 256), UNKNOWN, dtype=np.int32)
+        self._ids: IntArray = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
+        self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
+        self._return_configs: dict[int, int] = {}
+
+    # -- per configuration -------------------------------------------------------------------
+    def allowed(self, config: int) -> IntArray:
+        """Sorted token ids allowed in ``config`` (EOS and special tokens excluded)."""
+        hit = self.cache.get(config)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        self.misses += 1
+        parts: list[IntArray] = []
+        for frame in self.cg.config_frames[config]:
+            key, parent = self._frame_key(frame)
+            local = self._local_mask(key)
+            parts.append(local.accepted)
+            if local.pending_ids.size:
+                parts.append(self._check_pending(local, parent))
+        if not parts:
+            out = np.zeros(0, dtype=np.int32)
+        elif len(parts) == 1:
+            out = parts[0]
+        else:
+            out = np.unique(np.concatenate(parts)).astype(np.int32, copy=False)
+        self.cache[config] = out
+        return out
+
+    def _frame_key(self, frame: int) -> tuple[tuple[Chain, bool], int]:
+        """The top ``depth`` NFA states of a stack, whether it bottoms out, and the frame below."""
+        cg = self.cg
+        states: list[int] = []
+        f = frame
+        while f != BOTTOM and len(states) < self.depth:
+            states.append(cg.frame_state(f))
+            f = cg.frame_parent(f)
+        return (tuple(states), f == BOTTOM), f
+
+    def _return_config(self, parent: int) -> int:
+        """The configuration right after control returns into frame ``parent``."""
+        rc = self._return_configs.get(parent)
+        if rc is None:
+            if parent == BOTTOM:
+                rc = self.cg.config_of(frozenset(), True)
+            else:
+                frames, accepting = self.cg.return_into(parent)
+                rc = self.cg.config_of(frozenset(frames), accepting)
+            self._return_configs[parent] = rc
+        return rc
+
+    def _check_pending(self, local: LocalMask, parent: int) -> IntArray:
+        if local.pending_trie is None:
+            remainders = [b""] * self.vocab.size
+            usable = [False] * self.vocab.size
+            tb = self.vocab.token_bytes
+            for tid, off in zip(local.pending_ids.tolist(), local.pending_offsets.tolist(), strict=True):
+                remainders[tid] = tb[tid][off:]
+                usable[tid] = True
+            local.pending_trie = TokenTrie(remainders, usable)
+        start = self._return_config(parent)
+        return _trie_walk(self.cg, local.pending_trie, start)
+
+    # -- per local key -----------------------------------------------------------------------
+    def _local_mask(self, key: tuple[Chain, bool]) -> LocalMask:
+        got = self.local_masks.get(key)
+        if got is None:
+            self.local_misses += 1
+            chain, _rooted = key
+            lid = self.local.intern(frozenset([chain]))
+            got = self._vector_walk(lid)
+            self.local_masks[key] = got
+        return got
+
+    def _ensure_rows(self) -> None:
+        need = self.local.num_states
+        if need > self._table.shape[0]:
+            grown = np.full((max(need, 2 * self._table.shape[0]), 256), UNKNOWN, dtype=np.int32)
+            grown[: self._table.shape[0]] = self._table
+            self._table = grown
+
+    def _codes(self, cur: IntArray, byts: npt.NDArray[np.uint8]) -> IntArray:
+        flat = cur.astype(np.int64) * 256 + byts
+        codes = self._table.ravel()[flat]
+        unknown = codes == UNKNOWN
+        if unknown.any():
+            pairs = np.unique(flat[unknown])
+            computed = [self.local.step(int(p) >> 8, int(p) & 0xFF) for p in pairs]
+            self._ensure_rows()
+            self._table.ravel()[pairs] = computed
+            codes = self._table.ravel()[flat]
+        return codes
+
+    def _vector_walk(self, lid: int) -> LocalMask:
+        self._ensure_rows()
+        first = np.zeros(256, dtype=bool)
+        first[list(self.local.first_bytes(lid))] = True
+        matrix = self._matrix_t
+        lengths = self.vocab.lengths
+        ids = self._ids[first[matrix[0, self._ids]]]
+        cur = np.full(ids.shape[0], lid, dtype=np.int32)
+        accepted: list[IntArray] = []
+        pend_ids: list[IntArray] = []
+        pend_off: list[IntArray] = []
+        pos = 0
+        while ids.size:
+            codes = self._codes(cur, matrix[pos, ids])
+            nxt = (codes >> 1) - 1
+            returned = (codes & 1).astype(bool)
+            alive = nxt >= 0
+            ended = lengths[ids] == pos + 1
+            # a token that returns exactly at its last byte is valid in every context: returning
+            # is always possible (grammars are pruned, so every parent continuation exists)
+            accepted.append(ids[(alive | returned) & ended])
+            leftover = returned & ~ended
+            if leftover.any():
+                pend_ids.append(ids[leftover])
+                pend_off.append(np.full(int(leftover.sum()), pos + 1, dtype=np.int32))
+            keep = alive & ~ended
+            ids, cur = ids[keep], nxt[keep].astype(np.int32)
+            pos += 1
+        acc = np.unique(np.concatenate(accepted)) if accepted else np.zeros(0, np.int32)
+        if pend_ids:
+            p_ids = np.concatenate(pend_ids)
+            p_off = np.concatenate(pend_off)
+            # a token accepted locally needs no context check
+            keep = ~np.isin(p_ids, acc)
+            p_ids, p_off = p_ids[keep], p_off[keep]
+        else:
+            p_ids = p_off = np.zeros(0, dtype=np.int32)
+        return LocalMask(acc.astype(np.int32), p_ids.astype(np.int32), p_off.astype(np.int32))
+
+
+def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> IntArray:
+    """Token ids of ``trie`` whose bytes are viable from ``config`` (depth-first, pruned)."""
+    trans = cg.trans
+    step = cg.step
+    children = trie.children
+    ends = trie.ends
+    out: list[int] = []
+    stack = [(0, config)]
+    while stack:
+        node, cfg = stack.pop()
+        row = trans[cfg]
+        for b, child in children[node]:
+            nxt = row.get(b)
+            if nxt is None:
+                nxt = step(cfg, b)
+            if nxt == DEAD:
+                continue
+            if ends[child]:
+                out.extend(ends[child])
+            if children[child]:
+                stack.append((child, nxt))
+    out.sort()
+    return np.asarray(out, dtype=np.int32)

@@ -1,0 +1,197 @@
+"""GrammarEngine (per grammar × tokenizer, shared) and Matcher (per request).
+
+The matcher advances the one recognizer by whole tokens and answers the allowed-token set for the
+current state. EOS is allowed only in an accepting state; special tokens never. An empty mask is a
+bug and raises EmptyMaskError with the state, the tail of the output and the live rule stacks —
+never a silent EOS.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from toolchain.engine.masks import IntArray, MaskComputer
+from toolchain.engine.vocab import TokenVocabulary
+from toolchain.grammar.ir import Grammar
+from toolchain.recognizer import DEAD, CompiledGrammar, compile_grammar
+
+ENGINE_VERSION = "1"
+
+
+class EmptyMaskError(RuntimeError):
+    def __init__(self, config: int, prefix: bytes, stacks: list[list[str]]) -> None:
+        self.config = config
+        self.prefix = prefix
+        self.stacks = stacks
+        super().__init__(
+            f"no token is allowed in state {config} after {prefix[-60:]!r}; rule stacks: {stacks}"
+        )
+
+
+class TokenRejected(ValueError):
+    def __init__(self, token_id: int, token: bytes) -> None:
+        self.token_id = token_id
+        self.token = token
+        super().__init__(f"token {token_id} ({token!r}) is not allowed here")
+
+
+def bitmask_from_ids(ids: IntArray, vocab_size: int) -> npt.NDArray[np.int32]:
+    """The peers' layout: int32 words, bit ``i % 32`` of word ``i // 32`` set when token i is allowed."""
+    bits = np.zeros(((vocab_size + 31) // 32) * 32, dtype=bool)
+    bits[ids] = True
+    return np.packbits(bits, bitorder="little").view(np.int32)
+
+
+def ids_from_bitmask(bitmask: npt.NDArray[np.int32], vocab_size: int) -> IntArray:
+    bits = np.unpackbits(bitmask.view(np.uint8), bitorder="little")[:vocab_size]
+    return np.nonzero(bits)[0].astype(np.int32)
+
+
+class GrammarEngine:
+    """A compiled grammar bound to a vocabulary: the masks it computes serve every request."""
+
+    def __init__(self, grammar: Grammar | CompiledGrammar, vocab: TokenVocabulary) -> None:
+        t0 = time.perf_counter()
+        self.compiled = grammar if isinstance(grammar, CompiledGrammar) else compile_grammar(grammar)
+        self.vocab = vocab
+        self.masks = MaskComputer(self.compiled, vocab)
+        self.eos = np.asarray(sorted(vocab.eos_ids), dtype=np.int32)
+        self._tensors: dict[int, Any] = {}
+        self.setup_ms = (time.perf_counter() - t0) * 1000.0
+
+    @property
+    def cache_key(self) -> tuple[str, str, str]:
+        """What every cached artefact of this engine is keyed by."""
+        return (self.compiled.hash, self.vocab.fingerprint, ENGINE_VERSION)
+
+    def allowed_ids(self, config: int) -> IntArray:
+        ids = self.masks.allowed(config)
+        if self.compiled.config_accepting[config] and self.eos.size:
+            ids = np.union1d(ids, self.eos).astype(np.int32)
+        return ids
+
+    def mask_tensor(self, config: int, width: int, device: Any = None) -> Any:
+        """A cached torch bool tensor of ``width`` (the logits width) for ``config``."""
+        import torch
+
+        got = self._tensors.get(config)
+        if got is None or got.shape[0] != width:
+            bits = torch.zeros(width, dtype=torch.bool)
+            ids = self.allowed_ids(config)
+            bits[torch.from_numpy(ids[ids < width].astype(np.int64))] = True
+            got = bits if device is None else bits.to(device)
+            self._tensors[config] = got
+        return got
+
+    def matcher(self) -> Matcher:
+        return Matcher(self)
+
+
+class Matcher:
+    """One request's position in the grammar, advanced token by token."""
+
+    def __init__(self, engine: GrammarEngine) -> None:
+        self.engine = engine
+        self._cg = engine.compiled
+        self._config = self._cg.initial
+        self._history: list[tuple[int, int]] = []  # (config before, token id)
+        self._output = bytearray()
+        self._stopped = False
+
+    @property
+    def config(self) -> int:
+        return self._config
+
+    @property
+    def consumed(self) -> int:
+        """Tokens consumed so far (EOS included)."""
+        return len(self._history)
+
+    @property
+    def output(self) -> bytes:
+        return bytes(self._output)
+
+    def is_accepting(self) -> bool:
+        return self._cg.config_accepting[self._config]
+
+    def is_terminated(self) -> bool:
+        """EOS was consumed, or the grammar allows nothing more (complete)."""
+        return self._stopped or not self._cg.config_frames[self._config]
+
+    def allowed_token_ids(self) -> IntArray:
+        if self._stopped:
+            return np.zeros(0, dtype=np.int32)
+        ids = self.engine.allowed_ids(self._config)
+        if ids.size == 0:
+            raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
+        return ids
+
+    def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
+        """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
+        bitmask[row] = bitmask_from_ids(self.allowed_token_ids(), self.engine.vocab.size)
+
+    def try_consume(self, token_id: int) -> bool:
+        if self._stopped:
+            return False
+        if token_id in self.engine.vocab.eos_ids:
+            if not self.is_accepting():
+                return False
+            self._history.append((self._config, token_id))
+            self._stopped = True
+            return True
+        data = self.engine.vocab.token_bytes[token_id] if token_id < self.engine.vocab.size else b""
+        if not data:
+            return False
+        nxt = self._cg.walk(self._config, data)
+        if nxt == DEAD:
+            return False
+        self._history.append((self._config, token_id))
+        self._config = nxt
+        self._output += data
+        return True
+
+    def consume(self, token_id: int) -> None:
+        if not self.try_consume(token_id):
+            raw = self.engine.vocab.token_bytes[token_id] if token_id < self.engine.vocab.size else b""
+            raise TokenRejected(token_id, raw)
+
+    def rollback(self, n: int) -> None:
+        """Undo the last ``n`` consumed tokens (speculative decoding)."""
+        if n > len(self._history):
+            raise ValueError(f"cannot roll back {n} tokens, only {len(self._history)} consumed")
+        for _ in range(n):
+            config, token_id = self._history.pop()
+            if token_id in self.engine.vocab.eos_ids and self._stopped:
+                self._stopped = False
+            else:
+                del self._output[len(self._output) - len(self.engine.vocab.token_bytes[token_id]) :]
+            self._config = config
+
+    def forced_bytes(self) -> bytes:
+        """Bytes the grammar forces next (one allowed byte at a time, not yet accepting)."""
+        cg = self._cg
+        config = self._config
+        out = bytearray()
+        while not cg.config_accepting[config]:
+            allowed = cg.allowed_bytes(config)
+            if len(allowed) != 1:
+                break
+            (b,) = allowed
+            out.append(b)
+            config = cg.step(config, b)
+        return bytes(out)
+
+    def fast_forward(self) -> list[int]:
+        """Consume tokens while exactly one token is allowed; returns them (no model call needed)."""
+        taken: list[int] = []
+        while not self.is_terminated():
+            ids = self.allowed_token_ids()
+            if ids.size != 1:
+                break
+            self.consume(int(ids[0]))
+            taken.append(int(ids[0]))
+        return taken

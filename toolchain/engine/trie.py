@@ -1,0 +1,45 @@
+"""TokenTrie: the vocabulary's byte strings as a flattened prefix tree.
+
+Walking the trie through the recognizer's memoised transitions visits each shared prefix once and
+drops a whole subtree at the first rejected byte — so a restrictive state (a forced key, a literal,
+a digit run) costs time proportional to the few tokens that survive, not to the vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class TokenTrie:
+    """Node 0 is the root. ``children[n]`` is a tuple of ``(byte, child)``; ``ends[n]`` the token
+    ids whose bytes end exactly at node ``n`` (several ids can share one byte string)."""
+
+    __slots__ = ("children", "ends", "num_tokens")
+
+    def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
+        child_maps: list[dict[int, int]] = [{}]
+        ends: list[list[int]] = [[]]
+        count = 0
+        for tid, data in enumerate(token_bytes):
+            if not data or not usable[tid]:
+                continue
+            node = 0
+            for b in data:
+                nxt = child_maps[node].get(b)
+                if nxt is None:
+                    nxt = len(child_maps)
+                    child_maps[node][b] = nxt
+                    child_maps.append({})
+                    ends.append([])
+                node = nxt
+            ends[node].append(tid)
+            count += 1
+        self.children: list[tuple[tuple[int, int], ...]] = [
+            tuple(sorted(m.items())) for m in child_maps
+        ]
+        self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
+        self.num_tokens = count
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.children)
