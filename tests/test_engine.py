@@ -1,0 +1,204 @@
+"""Token engine: completeness (valid text is never masked out), soundness (no dead ends),
+EOS discipline, bitsets, rollback — with the real SmolLM2 tokenizer and a SentencePiece-style one."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from tests.tokenizers_fixtures import sentencepiece_tokenizer
+from toolchain.engine.masks import _trie_walk
+from toolchain.engine.matcher import (
+    EmptyMaskError,
+    GrammarEngine,
+    TokenRejected,
+    bitmask_from_ids,
+    ids_from_bitmask,
+)
+from toolchain.engine.trie import TokenTrie
+from toolchain.engine.vocab import TokenVocabulary
+from toolchain.grammar.bundled import load_bundled
+from toolchain.grammar.ir import Grammar, Ref, alt, literal, repeat, seq
+from toolchain.recognizer import compile_grammar
+
+
+@lru_cache(maxsize=1)
+def smol() -> tuple[object, TokenVocabulary]:
+    from toolchain.models.loader import load_tokenizer
+
+    tok = load_tokenizer()
+    return tok, TokenVocabulary.from_tokenizer(tok)
+
+
+@lru_cache(maxsize=1)
+def sentencepiece() -> tuple[object, TokenVocabulary]:
+    tok = sentencepiece_tokenizer()
+    return tok, TokenVocabulary.from_tokenizer(tok)
+
+
+@lru_cache(maxsize=4)
+def json_engine(which: str) -> GrammarEngine:
+    vocab = smol()[1] if which == "smol" else sentencepiece()[1]
+    return GrammarEngine(compile_grammar(load_bundled("json")), vocab)
+
+
+def _encode(tok: object, text: str) -> list[int]:
+    if hasattr(tok, "backend_tokenizer"):
+        return list(tok.encode(text, add_special_tokens=False))  # type: ignore[attr-defined]
+    return list(tok.encode(text, add_special_tokens=False).ids)  # type: ignore[attr-defined]
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=15,
+)
+
+
+@pytest.mark.parametrize("which", ["smol", "sentencepiece"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=json_values, ascii_only=st.booleans())
+def test_valid_documents_are_accepted_token_by_token(which: str, value: object, ascii_only: bool) -> None:
+    engine = json_engine(which)
+    tok = smol()[0] if which == "smol" else sentencepiece()[0]
+    text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
+    ids = _encode(tok, text)
+    # SmolLM2's byte-level vocabulary has no token for some lead bytes (e.g. 0xF1, used by
+    # U+40000–U+7FFFF): its tokenizer drops them. Text it cannot spell is out of scope.
+    assume(b"".join(engine.vocab.token_bytes[i] for i in ids) == text.encode())
+    matcher = engine.matcher()
+    for tid in ids:
+        allowed = matcher.allowed_token_ids()
+        assert tid in set(allowed.tolist()), (text, tid, engine.vocab.token_bytes[tid])
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+    assert matcher.output == text.encode()
+    eos = next(iter(engine.vocab.eos_ids), None)
+    if eos is not None:
+        assert eos in set(matcher.allowed_token_ids().tolist())
+
+
+def test_masks_equal_a_full_trie_walk() -> None:
+    """The local/pending split computes exactly what a plain walk of the whole vocabulary does."""
+    tok, vocab = smol()
+    engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    text = json.dumps({"a": [1, -2.5e3, "x\"y\\u00e9", {"b": None}], "待客户确认": True}, ensure_ascii=False)
+    matcher = engine.matcher()
+    for tid in _encode(tok, text):
+        ours = engine.masks.allowed(matcher.config)
+        ref = _trie_walk(engine.compiled, trie, matcher.config)
+        assert np.array_equal(ours, ref)
+        matcher.consume(tid)
+
+
+def test_random_walks_never_dead_end() -> None:
+    """Tokens drawn uniformly from each mask: never an empty mask, every stop is accepting."""
+    _, vocab = smol()
+    engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
+    rng = random.Random(7)
+    eos = vocab.eos_ids
+    for _ in range(60):
+        matcher = engine.matcher()
+        for _ in range(25):
+            ids = matcher.allowed_token_ids()
+            tid = int(ids[rng.randrange(ids.size)])
+            matcher.consume(tid)
+            if tid in eos:
+                assert matcher.is_accepting()
+                break
+            if matcher.is_terminated():
+                assert matcher.is_accepting()
+                json.loads(matcher.output)
+                break
+
+
+def test_prefix_overlapping_enum_can_only_produce_one_value() -> None:
+    tok, vocab = smol()
+    g = Grammar({"root": seq(literal('"'), alt(literal("待客户确认"), literal("待客户补充材料")), literal('"'))})
+    engine = GrammarEngine(compile_grammar(g), vocab)
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(300):
+        matcher = engine.matcher()
+        while not matcher.is_terminated():
+            ids = matcher.allowed_token_ids()
+            ids = ids[~np.isin(ids, list(vocab.eos_ids))]
+            matcher.consume(int(ids[rng.randrange(ids.size)]))
+        seen.add(matcher.output.decode())
+    assert seen == {'"待客户确认"', '"待客户补充材料"'}
+
+
+def test_eos_only_when_accepting_and_special_tokens_never() -> None:
+    _, vocab = smol()
+    engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
+    matcher = engine.matcher()
+    eos = next(iter(vocab.eos_ids))
+    assert eos not in set(matcher.allowed_token_ids().tolist())
+    assert not matcher.try_consume(eos)
+    for special in vocab.special_ids - vocab.eos_ids:
+        assert special not in set(matcher.allowed_token_ids().tolist())
+    for piece in (b"[", b"1", b"]"):
+        matcher.consume(vocab.token_bytes.index(piece))
+    assert eos in set(matcher.allowed_token_ids().tolist())
+    matcher.consume(eos)
+    assert matcher.is_terminated()
+
+
+def test_rollback_restores_state_and_output() -> None:
+    _, vocab = smol()
+    engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
+    matcher = engine.matcher()
+    ids = [vocab.token_bytes.index(p) for p in (b"{", b'"', b"a", b'":', b"1")]
+    for tid in ids:
+        matcher.consume(tid)
+    config_after_two = None
+    matcher.rollback(3)
+    assert matcher.output == b'{"'
+    config_after_two = matcher.config
+    matcher.consume(ids[2])
+    matcher.rollback(1)
+    assert matcher.config == config_after_two
+    with pytest.raises(TokenRejected):
+        matcher.consume(vocab.token_bytes.index(b"\n"))  # a raw newline inside a string
+    with pytest.raises(ValueError):
+        matcher.rollback(5)
+
+
+def test_bitmask_layout_round_trips() -> None:
+    ids = np.array([0, 31, 32, 49151], dtype=np.int32)
+    mask = bitmask_from_ids(ids, 49152)
+    assert mask.dtype == np.int32 and mask.shape == (1536,)
+    assert mask[0] == np.int32(-(2**31) + 1)  # bits 0 and 31 of word 0
+    assert np.array_equal(ids_from_bitmask(mask, 49152), ids)
+
+
+def test_forced_bytes_and_fast_forward() -> None:
+    _, vocab = smol()
+    g = Grammar({"root": seq(literal('{"name":"'), repeat(Ref("c"), 1, 3), literal('"}')), "c": literal("x")})
+    engine = GrammarEngine(compile_grammar(g), vocab)
+    matcher = engine.matcher()
+    assert matcher.forced_bytes() == b'{"name":"x'
+    assert matcher.fast_forward() == []  # several tokenisations of the forced prefix exist
+
+
+def test_empty_mask_is_a_diagnostic_error() -> None:
+    # A vocabulary that cannot spell the grammar's next byte: the matcher must say so, not emit EOS.
+    vocab = TokenVocabulary([b"a", b"b", b""], eos_ids=[2])
+    engine = GrammarEngine(compile_grammar(Grammar({"root": literal("ac")})), vocab)
+    matcher = engine.matcher()
+    matcher.consume(0)
+    with pytest.raises(EmptyMaskError, match="rule stacks") as err:
+        matcher.allowed_token_ids()
+    assert err.value.prefix == b"a"
