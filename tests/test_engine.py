@@ -60,8 +60,7 @@ json_values = st.recursive(
     | st.integers(-(10**12), 10**12)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
     max_leaves=15,
 )
 
@@ -94,7 +93,7 @@ def test_masks_equal_a_full_trie_walk() -> None:
     tok, vocab = smol()
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
-    text = json.dumps({"a": [1, -2.5e3, "x\"y\\u00e9", {"b": None}], "待客户确认": True}, ensure_ascii=False)
+    text = json.dumps({"a": [1, -2.5e3, 'x"y\\u00e9', {"b": None}], "待客户确认": True}, ensure_ascii=False)
     matcher = engine.matcher()
     for tid in _encode(tok, text):
         ours = engine.masks.allowed(matcher.config)
@@ -125,8 +124,10 @@ def test_random_walks_never_dead_end() -> None:
 
 
 def test_prefix_overlapping_enum_can_only_produce_one_value() -> None:
-    tok, vocab = smol()
-    g = Grammar({"root": seq(literal('"'), alt(literal("待客户确认"), literal("待客户补充材料")), literal('"'))})
+    _, vocab = smol()
+    g = Grammar(
+        {"root": seq(literal('"'), alt(literal("待客户确认"), literal("待客户补充材料")), literal('"'))}
+    )
     engine = GrammarEngine(compile_grammar(g), vocab)
     rng = random.Random(3)
     seen = set()

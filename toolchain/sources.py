@@ -99,9 +99,7 @@ def _load_schema(path: str, schema: Any, whitespace: str) -> LoadedGrammar:
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
     compiled = compile_schema(schema, base_uri=base_uri, options=CompileOptions(whitespace=whitespace))
-    report = [
-        ReportItem(e.pointer, e.keyword, e.status, e.reason) for e in compiled.report.entries
-    ]
+    report = [ReportItem(e.pointer, e.keyword, e.status, e.reason) for e in compiled.report.entries]
     return LoadedGrammar(
         grammar=prepare(compiled.grammar),
         kind="schema",

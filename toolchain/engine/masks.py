@@ -139,7 +139,7 @@ class MaskComputer:
 
     def _codes(self, cur: IntArray, byts: npt.NDArray[np.uint8]) -> IntArray:
         flat = cur.astype(np.int64) * 256 + byts
-        codes = self._table.ravel()[flat]
+        codes: IntArray = self._table.ravel()[flat]
         unknown = codes == UNKNOWN
         if unknown.any():
             pairs = np.unique(flat[unknown])

@@ -34,9 +34,7 @@ class TokenTrie:
                 node = nxt
             ends[node].append(tid)
             count += 1
-        self.children: list[tuple[tuple[int, int], ...]] = [
-            tuple(sorted(m.items())) for m in child_maps
-        ]
+        self.children: list[tuple[tuple[int, int], ...]] = [tuple(sorted(m.items())) for m in child_maps]
         self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
         self.num_tokens = count
 

@@ -35,10 +35,7 @@ _SURROGATES = (0xD800, 0xDFFF)
 
 def class_is_empty(cc: CharClass) -> bool:
     """True when the class admits no encodable code point (surrogates cannot be UTF-8 encoded)."""
-    for lo, hi in cc.effective_ranges():
-        if lo < _SURROGATES[0] or hi > _SURROGATES[1]:
-            return False
-    return True
+    return all(not (lo < _SURROGATES[0] or hi > _SURROGATES[1]) for lo, hi in cc.effective_ranges())
 
 
 def _expr_productive(expr: Expr, productive: Set[str]) -> bool:

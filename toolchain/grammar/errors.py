@@ -49,9 +49,7 @@ class EmptyLanguageError(GrammarError):
         self.root = root
         self.nonproductive = nonproductive
         self.hint = "give each recursive rule a non-recursive alternative"
-        super().__init__(
-            f"rule {root!r} derives no string; non-productive rules: {', '.join(nonproductive)}"
-        )
+        super().__init__(f"rule {root!r} derives no string; non-productive rules: {', '.join(nonproductive)}")
 
 
 class LeftRecursionError(GrammarError):

@@ -35,7 +35,9 @@ class CompiledGrammar:
         self.grammar = prepare(grammar)
         self.nfa: Nfa = build_nfa(self.grammar)
         # dataclass reprs are deterministic, so this is a stable content hash of the prepared IR
-        self.hash = hashlib.sha256(repr((self.grammar.root, list(self.grammar.rules.items()))).encode()).hexdigest()
+        self.hash = hashlib.sha256(
+            repr((self.grammar.root, list(self.grammar.rules.items()))).encode()
+        ).hexdigest()
         # frame interning: frame id → (state, parent frame id); frame 0 is the bottom of the stack
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -237,10 +239,7 @@ class CompiledGrammar:
                 more, acc = self.return_into(parent)
                 frames.update(more)
                 accepting = accepting or acc
-        if frames or accepting:
-            nxt = self._config(frozenset(frames), accepting)
-        else:
-            nxt = DEAD
+        nxt = self._config(frozenset(frames), accepting) if frames or accepting else DEAD
         self.trans[config][byte] = nxt
         return nxt
 
