@@ -61,6 +61,7 @@ class GrammarEngine:
         self.masks = MaskComputer(self.compiled, vocab)
         self.eos = np.asarray(sorted(vocab.eos_ids), dtype=np.int32)
         self._tensors: dict[int, Any] = {}
+        self._bitmasks: dict[int, npt.NDArray[np.int32]] = {}
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
 
     @property
@@ -73,6 +74,14 @@ class GrammarEngine:
         if self.compiled.config_accepting[config] and self.eos.size:
             ids = np.union1d(ids, self.eos).astype(np.int32)
         return ids
+
+    def bitmask(self, config: int) -> npt.NDArray[np.int32]:
+        """The mask of ``config`` in the peers' int32 bitset layout (cached per configuration)."""
+        got = self._bitmasks.get(config)
+        if got is None:
+            got = bitmask_from_ids(self.allowed_ids(config), self.vocab.size)
+            self._bitmasks[config] = got
+        return got
 
     def mask_tensor(self, config: int, width: int, device: Any = None) -> Any:
         """A cached torch bool tensor of ``width`` (the logits width) for ``config``."""
@@ -132,7 +141,8 @@ class Matcher:
 
     def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
         """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
-        bitmask[row] = bitmask_from_ids(self.allowed_token_ids(), self.engine.vocab.size)
+        self.allowed_token_ids()  # raises EmptyMaskError rather than writing an empty mask
+        bitmask[row] = self.engine.bitmask(self._config)
 
     def try_consume(self, token_id: int) -> bool:
         if self._stopped:

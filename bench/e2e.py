@@ -1,0 +1,181 @@
+"""End to end on the embedded model: ms/token unconstrained vs constrained (ours and each peer).
+
+Same prompts, greedy, fixed max tokens. Runs are interleaved (one prompt: unconstrained, ours,
+llguidance, xgrammar; next prompt: …) so that drift of this shared machine hits every variant
+alike; we report the median over repetitions of each variant's ms/token and the overhead versus
+unconstrained. The loop is the same for every variant: forward → (mask → apply) → argmax.
+
+    python bench/e2e.py --json [--schema docs/examples/purchase_order.json] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+PROMPTS = [
+    "请为行政部生成一份采购申请：向联想采购2台笔记本电脑，每台5999元，加急。",
+    "采购申请：从得力文具采购A4复印纸50包，每包25元，普通。",
+    "Purchase request: 3 office chairs from IKEA at 899 each, urgent.",
+]
+
+
+def run(model: Any, prompt_ids: torch.Tensor, max_tokens: int, masker: Any) -> tuple[float, int]:
+    """Greedy decode; returns (seconds, tokens). ``masker`` is None or (mask_fn, consume_fn)."""
+    from toolchain.decode.generate import _cache_argument
+
+    cache_arg = _cache_argument(model)
+    past = None
+    nxt = prompt_ids
+    n = 0
+    t0 = time.perf_counter()
+    with torch.inference_mode():
+        for _ in range(max_tokens):
+            out = model(input_ids=nxt, use_cache=True, **{cache_arg: past})
+            past = getattr(out, cache_arg)
+            logits = out.logits[0, -1]
+            if masker is not None:
+                logits = masker.apply(logits)
+            tid = int(torch.argmax(logits))
+            n += 1
+            if masker is not None and not masker.consume(tid):
+                break
+            if masker is None and tid == 2:
+                break
+            nxt = torch.tensor([[tid]])
+    return time.perf_counter() - t0, n
+
+
+class OursMasker:
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.m = engine.matcher()
+
+    def apply(self, logits: torch.Tensor) -> torch.Tensor:
+        allowed = self.engine.mask_tensor(self.m.config, logits.shape[-1])
+        return logits.masked_fill(~allowed, -1e9)
+
+    def consume(self, tid: int) -> bool:
+        self.m.consume(tid)
+        return not self.m.is_terminated()
+
+
+class LlgMasker:
+    def __init__(self, tok: Any, grammar: Any) -> None:
+        import llguidance
+        import llguidance.torch
+
+        self.llg = llguidance
+        self.m = llguidance.LLMatcher(tok, grammar)
+        self.bitmask = llguidance.torch.allocate_token_bitmask(1, tok.vocab_size)
+
+    def apply(self, logits: torch.Tensor) -> torch.Tensor:
+        self.llg.torch.fill_next_token_bitmask(self.m, self.bitmask, 0)
+        logits = logits.unsqueeze(0).clone()
+        self.llg.torch.apply_token_bitmask_inplace(logits, self.bitmask)
+        return logits[0]
+
+    def consume(self, tid: int) -> bool:
+        self.m.consume_token(tid)
+        return not self.m.is_stopped() and not self.m.is_error()
+
+
+class XgrMasker:
+    def __init__(self, compiled: Any, vocab_size: int) -> None:
+        import xgrammar as xgr
+
+        self.xgr = xgr
+        self.m = xgr.GrammarMatcher(compiled)
+        self.bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+
+    def apply(self, logits: torch.Tensor) -> torch.Tensor:
+        self.m.fill_next_token_bitmask(self.bitmask)
+        logits = logits.unsqueeze(0).clone()
+        self.xgr.apply_token_bitmask_inplace(logits, self.bitmask)
+        return logits[0]
+
+    def consume(self, tid: int) -> bool:
+        self.m.accept_token(tid)
+        return not self.m.is_terminated()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--schema", default=str(ROOT / "docs/examples/purchase_order.json"))
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    args = parser.parse_args()
+
+    from toolchain.decode.prompt import system_prompt
+    from toolchain.engine.matcher import GrammarEngine
+    from toolchain.engine.vocab import TokenVocabulary
+    from toolchain.models.loader import apply_chat_template, load_model
+    from toolchain.schema import compile_schema
+
+    schema = json.loads(Path(args.schema).read_text())
+    lm = load_model(None, device="cpu")
+    vocab = TokenVocabulary.from_loaded(lm)
+    grammar = compile_schema(schema).grammar
+    variants: dict[str, Any] = {"unconstrained": lambda: None}
+    shared_engine = GrammarEngine(grammar, vocab)  # ours keeps its caches across requests, as in serving
+    variants["ours"] = lambda: OursMasker(shared_engine)
+    try:
+        import llguidance
+        import llguidance.hf
+
+        llg_tok = llguidance.hf.from_tokenizer(lm.tokenizer)
+        llg_grammar = llguidance.LLMatcher.grammar_from_json_schema(
+            json.dumps(schema), defaults={"whitespace_flexible": False}
+        )
+        variants["llguidance"] = lambda: LlgMasker(llg_tok, llg_grammar)
+    except ImportError:
+        print("llguidance not installed (bench extra)", file=sys.stderr)
+    try:
+        import xgrammar as xgr
+
+        info = xgr.TokenizerInfo.from_huggingface(lm.tokenizer, vocab_size=vocab.size)
+        xgr_compiled = xgr.GrammarCompiler(info).compile_json_schema(
+            json.dumps(schema), any_whitespace=False, separators=(",", ":")
+        )
+        variants["xgrammar"] = lambda: XgrMasker(xgr_compiled, vocab.size)
+    except ImportError:
+        print("xgrammar not installed (bench extra)", file=sys.stderr)
+
+    system = system_prompt(schema=schema)
+    per_variant: dict[str, list[float]] = {name: [] for name in variants}
+    for rep in range(args.reps):
+        for prompt in PROMPTS:
+            text = apply_chat_template(lm.tokenizer, system, prompt)
+            ids = lm.tokenizer(text, return_tensors="pt", add_special_tokens=False).input_ids
+            for name, make in variants.items():
+                seconds, n = run(lm.model, ids, args.max_tokens, make())
+                per_variant[name].append(1000 * seconds / max(n, 1))
+                print(
+                    f"rep {rep} {name:13s} {n:3d} tokens {1000 * seconds / max(n, 1):7.1f} ms/token",
+                    file=sys.stderr,
+                )
+    med = {name: round(statistics.median(v), 2) for name, v in per_variant.items()}
+    base = med["unconstrained"]
+    result = {
+        "model": lm.name,
+        "device": lm.device,
+        "prompts": len(PROMPTS),
+        "reps": args.reps,
+        "max_tokens": args.max_tokens,
+        "ms_per_token_median": med,
+        "overhead_pct": {k: round(100 * (v / base - 1), 1) for k, v in med.items() if k != "unconstrained"},
+    }
+    print(json.dumps(result, indent=2) if args.json else result)
+
+
+if __name__ == "__main__":
+    main()

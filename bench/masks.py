@@ -1,0 +1,236 @@
+"""Mask latency: replay valid instances token by token, ours beside llguidance and XGrammar.
+
+For a deterministic sample of schemas from the JSONSchemaBench splits in ../shared/data, every
+valid test instance is serialised in a form our grammar accepts (compact, schema member order),
+tokenized with the real SmolLM2 tokenizer, and replayed: before each token, each engine produces
+the mask for the current state as an int32 bitset (the peers' layout); only that production is
+timed (applying it to logits is a separate, engine-independent cost). Every engine gets a fresh
+compiled grammar per schema, so first-time (cold) work is included, as in MaskBench.
+
+    python bench/masks.py --json [--per-split 8] [--splits Github_easy,Kubernetes]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench"
+SPLITS = [
+    "Github_trivial",
+    "Github_easy",
+    "Github_medium",
+    "Glaiveai2K",
+    "JsonSchemaStore",
+    "Kubernetes",
+    "Snowplow",
+]
+
+
+def summary(us: list[float]) -> dict[str, float]:
+    if not us:
+        return {"n": 0}
+    arr = np.asarray(us)
+    return {
+        "n": len(us),
+        "mean_us": round(float(arr.mean()), 1),
+        "p50_us": round(float(np.percentile(arr, 50)), 1),
+        "p99_us": round(float(np.percentile(arr, 99)), 1),
+        "max_us": round(float(arr.max()), 1),
+        "over_1ms": round(float((arr > 1000).mean()), 4),
+    }
+
+
+def pick_cases(splits: list[str], per_split: int, per_schema: int) -> list[tuple[str, Any, list[Any]]]:
+    cases = []
+    for split in splits:
+        folder = DATA / split
+        if not folder.is_dir():
+            continue
+        taken = 0
+        for path in sorted(folder.glob("*.json")):
+            doc = json.loads(path.read_text())
+            valid = [t["data"] for t in doc.get("tests", []) if t.get("valid")][:per_schema]
+            if not valid:
+                continue
+            cases.append((f"{split}/{path.stem}", doc["schema"], valid))
+            taken += 1
+            if taken >= per_split:
+                break
+    return cases
+
+
+class Ours:
+    name = "ours"
+
+    def __init__(self, vocab: Any) -> None:
+        self.vocab = vocab
+
+    def compile(self, schema: Any) -> Any:
+        from toolchain.engine.matcher import GrammarEngine
+        from toolchain.schema import compile_schema
+
+        return GrammarEngine(compile_schema(schema).grammar, self.vocab)
+
+    def matcher(self, compiled: Any) -> Any:
+        return compiled.matcher()
+
+    def mask(self, matcher: Any) -> None:
+        matcher.engine.bitmask(matcher.config)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.try_consume(tid))
+
+
+class LLGuidance:
+    name = "llguidance"
+
+    def __init__(self, hf_tokenizer: Any) -> None:
+        import llguidance
+        import llguidance.hf
+        import llguidance.numpy
+
+        self.llg = llguidance
+        self.tok = llguidance.hf.from_tokenizer(hf_tokenizer)
+        self.bitmask = llguidance.numpy.allocate_token_bitmask(1, self.tok.vocab_size)
+
+    def compile(self, schema: Any) -> Any:
+        grammar = self.llg.LLMatcher.grammar_from_json_schema(
+            json.dumps(schema), defaults={"whitespace_flexible": False}
+        )
+        err = self.llg.LLMatcher.validate_grammar(grammar, self.tok)
+        if err:
+            raise ValueError(err)
+        return grammar
+
+    def matcher(self, compiled: Any) -> Any:
+        return self.llg.LLMatcher(self.tok, compiled)
+
+    def mask(self, matcher: Any) -> None:
+        self.llg.numpy.fill_next_token_bitmask(matcher, self.bitmask, 0)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.consume_token(tid)) and not matcher.is_error()
+
+
+class XGrammar:
+    name = "xgrammar"
+
+    def __init__(self, hf_tokenizer: Any, vocab_size: int) -> None:
+        import xgrammar as xgr
+
+        self.xgr = xgr
+        info = xgr.TokenizerInfo.from_huggingface(hf_tokenizer, vocab_size=vocab_size)
+        self.compiler = xgr.GrammarCompiler(info, cache_enabled=False)
+        self.bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+
+    def compile(self, schema: Any) -> Any:
+        return self.compiler.compile_json_schema(
+            json.dumps(schema), any_whitespace=False, separators=(",", ":")
+        )
+
+    def matcher(self, compiled: Any) -> Any:
+        return self.xgr.GrammarMatcher(compiled)
+
+    def mask(self, matcher: Any) -> None:
+        matcher.fill_next_token_bitmask(self.bitmask)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.accept_token(tid))
+
+
+def accepted_text(engine: Any, instance: Any) -> str | None:
+    from toolchain.recognizer import Recognizer
+    from toolchain.schema.canonical import accepted_text as find
+
+    found: str | None = find(Recognizer(engine.compiled), instance)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--splits", default=",".join(SPLITS))
+    parser.add_argument("--per-split", type=int, default=8)
+    parser.add_argument("--per-schema", type=int, default=3)
+    parser.add_argument("--peers", default="llguidance,xgrammar")
+    args = parser.parse_args()
+    if not DATA.is_dir():
+        raise SystemExit(f"no benchmark data at {DATA}")
+
+    from toolchain.engine.vocab import TokenVocabulary
+    from toolchain.models.loader import load_tokenizer
+
+    hf_tok = load_tokenizer()
+    vocab = TokenVocabulary.from_tokenizer(hf_tok)
+    engines: list[Any] = [Ours(vocab)]
+    for peer in filter(None, args.peers.split(",")):
+        try:
+            engines.append(LLGuidance(hf_tok) if peer == "llguidance" else XGrammar(hf_tok, vocab.size))
+        except ImportError as exc:
+            print(f"skipping {peer}: {exc} (install the bench extra)", file=sys.stderr)
+
+    times: dict[str, list[float]] = {e.name: [] for e in engines}
+    compile_ms: dict[str, list[float]] = {e.name: [] for e in engines}
+    failures: dict[str, dict[str, int]] = {e.name: {"compile": 0, "rejected_token": 0} for e in engines}
+    tokens = 0
+    replayed = 0
+    cases = pick_cases(args.splits.split(","), args.per_split, args.per_schema)
+    for i, (name, schema, instances) in enumerate(cases):
+        print(f"[{i + 1}/{len(cases)}] {name}", file=sys.stderr)
+        compiled: dict[str, Any] = {}
+        for e in engines:
+            t0 = time.perf_counter()
+            try:
+                compiled[e.name] = e.compile(schema)
+            except Exception:
+                failures[e.name]["compile"] += 1
+            compile_ms[e.name].append((time.perf_counter() - t0) * 1000)
+        if "ours" not in compiled:
+            continue
+        for instance in instances:
+            text = accepted_text(compiled["ours"], instance)
+            if text is None:
+                continue
+            ids = hf_tok.encode(text, add_special_tokens=False)
+            replayed += 1
+            tokens += len(ids)
+            for e in engines:
+                if e.name not in compiled:
+                    continue
+                m = e.matcher(compiled[e.name])
+                for tid in ids:
+                    t0 = time.perf_counter()
+                    e.mask(m)
+                    times[e.name].append((time.perf_counter() - t0) * 1e6)
+                    if not e.consume(m, tid):
+                        failures[e.name]["rejected_token"] += 1
+                        break
+    result: dict[str, Any] = {
+        "schemas": len(cases),
+        "instances": replayed,
+        "tokens": tokens,
+        "tokenizer": "SmolLM2-135M-Instruct (49,152 tokens)",
+    }
+    for e in engines:
+        result[e.name] = {
+            **summary(times[e.name]),
+            "compile_ms_p50": round(statistics.median(compile_ms[e.name]), 2),
+            "failures": failures[e.name],
+        }
+    for peer in ("llguidance", "xgrammar"):
+        if peer in result and result[peer].get("n"):
+            result[f"ratio_mean_vs_{peer}"] = round(result["ours"]["mean_us"] / result[peer]["mean_us"], 2)
+            result[f"ratio_p99_vs_{peer}"] = round(result["ours"]["p99_us"] / result[peer]["p99_us"], 2)
+    print(json.dumps(result, indent=2) if args.json else result)
+
+
+if __name__ == "__main__":
+    main()
