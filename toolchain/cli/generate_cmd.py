@@ -96,7 +96,7 @@ def run_generation(
     from toolchain.decode.generate import generate
     from toolchain.decode.prompt import system_prompt
     from toolchain.decode.sampling import SamplingParams
-    from toolchain.engine.matcher import GrammarEngine
+    from toolchain.engine.cache import load_engine, save_engine
     from toolchain.engine.vocab import TokenVocabulary
     from toolchain.grammar.gbnf import emit_gbnf
     from toolchain.models.loader import apply_chat_template, load_model
@@ -108,7 +108,7 @@ def run_generation(
         lm = load_model(model, progress=lambda msg: status.update(msg))
     console.print(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})")
     vocab = TokenVocabulary.from_loaded(lm)
-    engine = GrammarEngine(loaded_grammar.grammar, vocab) if constrain else None
+    engine = load_engine(loaded_grammar.grammar, vocab) if constrain else None
     system = system_prompt(
         schema=loaded_grammar.schema if loaded_grammar.kind == "schema" else None,
         grammar_text=None if loaded_grammar.kind == "schema" else emit_gbnf(loaded_grammar.grammar),
@@ -130,6 +130,9 @@ def run_generation(
         on_step=show if stream else None,
         eos_ids=vocab.eos_ids,
     )
+    if engine is not None:
+        result.metrics["grammar_cache_hit"] = engine.from_cache
+        save_engine(engine)
     out: dict[str, Any] = {
         "text": result.text,
         "finish_reason": result.finish_reason,

@@ -15,6 +15,7 @@ per key (shared by every context). Special tokens never appear; EOS is the match
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +61,22 @@ class MaskComputer:
         self._ids: IntArray = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
         self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
         self._return_configs: dict[int, int] = {}
+
+    def state(self) -> dict[str, object]:
+        return {
+            "local": self.local,
+            "cache": self.cache,
+            "local_masks": self.local_masks,
+            "table": self._table,
+            "return_configs": self._return_configs,
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.local = state["local"]
+        self.cache = state["cache"]
+        self.local_masks = state["local_masks"]
+        self._table = state["table"]
+        self._return_configs = state["return_configs"]
 
     # -- per configuration -------------------------------------------------------------------
     def allowed(self, config: int) -> IntArray:

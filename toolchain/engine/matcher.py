@@ -62,7 +62,18 @@ class GrammarEngine:
         self.eos = np.asarray(sorted(vocab.eos_ids), dtype=np.int32)
         self._tensors: dict[int, Any] = {}
         self._bitmasks: dict[int, npt.NDArray[np.int32]] = {}
+        self.from_cache = False
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
+
+    def state(self) -> dict[str, Any]:
+        """What the disk cache stores: memo tables only (no vocabulary, no tensors)."""
+        return {"compiled": self.compiled, "masks": self.masks.state()}
+
+    @classmethod
+    def restore(cls, state: dict[str, Any], vocab: TokenVocabulary) -> GrammarEngine:
+        engine = cls(state["compiled"], vocab)
+        engine.masks.load_state(state["masks"])
+        return engine
 
     @property
     def cache_key(self) -> tuple[str, str, str]:
