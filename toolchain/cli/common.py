@@ -41,7 +41,7 @@ def user_errors() -> Iterator[None]:
         yield
     except typer.Exit:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: every error becomes one line
         if STATE.debug:
             traceback.print_exc()
         one_line: Callable[[], str] | None = getattr(exc, "one_line", None)
