@@ -26,7 +26,7 @@ from toolchain.engine.vocab import TokenVocabulary
 from toolchain.recognizer.compiled import BOTTOM, DEAD, CompiledGrammar
 
 UNKNOWN = -1
-DEFAULT_DEPTH = 4
+DEFAULT_DEPTH = 3  # measured on json.gbnf replays: 1 → 7.7 ms mean, 2 → 2.1, 3 → 0.5, 4 → 0.8, 6 → 1.5
 
 IntArray = npt.NDArray[np.int32]
 
@@ -98,9 +98,16 @@ class MaskComputer:
         elif len(parts) == 1:
             out = parts[0]
         else:
-            out = np.unique(np.concatenate(parts)).astype(np.int32, copy=False)
+            out = self._union(parts)
         self.cache[config] = out
         return out
+
+    def _union(self, parts: list[IntArray]) -> IntArray:
+        # a boolean scatter is O(V) and much faster than sorting-based np.unique on 49k ids
+        bits = np.zeros(self.vocab.size, dtype=bool)
+        for part in parts:
+            bits[part] = True
+        return np.flatnonzero(bits).astype(np.int32)
 
     def _frame_key(self, frame: int) -> tuple[tuple[Chain, bool], int]:
         """The top ``depth`` NFA states of a stack, whether it bottoms out, and the frame below."""
@@ -126,13 +133,9 @@ class MaskComputer:
 
     def _check_pending(self, local: LocalMask, parent: int) -> IntArray:
         if local.pending_trie is None:
-            remainders = [b""] * self.vocab.size
-            usable = [False] * self.vocab.size
             tb = self.vocab.token_bytes
-            for tid, off in zip(local.pending_ids.tolist(), local.pending_offsets.tolist(), strict=True):
-                remainders[tid] = tb[tid][off:]
-                usable[tid] = True
-            local.pending_trie = TokenTrie(remainders, usable)
+            pairs = zip(local.pending_ids.tolist(), local.pending_offsets.tolist(), strict=True)
+            local.pending_trie = TokenTrie.from_pairs((tid, tb[tid][off:]) for tid, off in pairs)
         start = self._return_config(parent)
         return _trie_walk(self.cg, local.pending_trie, start)
 
@@ -194,12 +197,15 @@ class MaskComputer:
             keep = alive & ~ended
             ids, cur = ids[keep], nxt[keep].astype(np.int32)
             pos += 1
-        acc = np.unique(np.concatenate(accepted)) if accepted else np.zeros(0, np.int32)
+        # each token ends at exactly one position, so the parts are disjoint: sort, no unique
+        acc = np.sort(np.concatenate(accepted)) if accepted else np.zeros(0, np.int32)
         if pend_ids:
             p_ids = np.concatenate(pend_ids)
             p_off = np.concatenate(pend_off)
             # a token accepted locally needs no context check
-            keep = ~np.isin(p_ids, acc)
+            in_acc = np.zeros(self.vocab.size, dtype=bool)
+            in_acc[acc] = True
+            keep = ~in_acc[p_ids]
             p_ids, p_off = p_ids[keep], p_off[keep]
         else:
             p_ids = p_off = np.zeros(0, dtype=np.int32)

@@ -7,7 +7,7 @@ a digit run) costs time proportional to the few tokens that survive, not to the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 
 class TokenTrie:
@@ -17,12 +17,20 @@ class TokenTrie:
     __slots__ = ("children", "ends", "num_tokens")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
+        self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[int, bytes]]) -> TokenTrie:
+        """A trie over ``(token id, bytes)`` pairs (e.g. the remainders of pending tokens)."""
+        trie = cls.__new__(cls)
+        trie._build((tid, data) for tid, data in pairs if data)
+        return trie
+
+    def _build(self, pairs: Iterable[tuple[int, bytes]]) -> None:
         child_maps: list[dict[int, int]] = [{}]
         ends: list[list[int]] = [[]]
         count = 0
-        for tid, data in enumerate(token_bytes):
-            if not data or not usable[tid]:
-                continue
+        for tid, data in pairs:
             node = 0
             for b in data:
                 nxt = child_maps[node].get(b)
