@@ -1,0 +1,63 @@
+"""Check a document against a loaded grammar: a verdict with where, what was allowed, and which
+schema keyword. Pure: the CLI prints it, the TUI shows it."""
+
+from __future__ import annotations
+
+from toolchain.recognizer import InputRejected, Recognizer, describe_bytes
+from toolchain.sources import LoadedGrammar
+
+
+def line_col(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in code points) of a byte offset."""
+    before = data[:offset]
+    line = before.count(b"\n") + 1
+    last = before.rfind(b"\n")
+    col = len(before[last + 1 :].decode("utf-8", "replace")) + 1
+    return line, col
+
+
+def check_document(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
+    """Feed ``data``; a verdict dict with the reason (pure: the CLI and the TUI render it)."""
+    try:
+        rec.feed(data)
+    except InputRejected as exc:
+        line, col = line_col(data, exc.position)
+        pointers = loaded.pointers_for(exc.active_rules)
+        where = f" (schema: {', '.join(pointers)})" if pointers else ""
+        if exc.accepting and not exc.allowed:
+            what = "unexpected content after a complete document"
+        else:
+            what = f"byte {exc.byte:#04x} ({chr(exc.byte)!r}) not allowed"
+        return {
+            "accepted": False,
+            "reason": "rejected",
+            "offset": exc.position,
+            "line": line,
+            "column": col,
+            "allowed": describe_bytes(exc.allowed),
+            "rules": exc.active_rules,
+            "schema_pointers": pointers,
+            "message": (
+                f"rejected at byte {exc.position} (line {line}:{col}): {what}; "
+                f"allowed: {describe_bytes(exc.allowed)}{where}"
+            ),
+        }
+    if not rec.is_accepting():
+        line, col = line_col(data, len(data))
+        pointers = loaded.pointers_for(rec.active_rules())
+        where = f" (schema: {', '.join(pointers)})" if pointers else ""
+        return {
+            "accepted": False,
+            "reason": "incomplete",
+            "offset": len(data),
+            "line": line,
+            "column": col,
+            "allowed": describe_bytes(rec.allowed_bytes()),
+            "rules": rec.active_rules(),
+            "schema_pointers": pointers,
+            "message": (
+                f"incomplete: more input expected at byte {len(data)} (line {line}:{col}); "
+                f"allowed: {describe_bytes(rec.allowed_bytes())}{where}"
+            ),
+        }
+    return {"accepted": True, "reason": "accepted", "offset": len(data), "message": "accepted"}
