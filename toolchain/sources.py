@@ -15,6 +15,7 @@ from toolchain.grammar.analysis import prepare
 from toolchain.grammar.ir import Grammar
 
 SourceKind = Literal["gbnf", "schema", "bundled"]
+Whitespace = Literal["compact", "flexible"]
 
 
 class SourceError(Exception):
@@ -68,7 +69,7 @@ def parse_json_text(text: str, path: str) -> Any:
         raise SourceError(path, f"{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
 
 
-def load_source(path: str, *, text: str | None = None, whitespace: str = "compact") -> LoadedGrammar:
+def load_source(path: str, *, text: str | None = None, whitespace: Whitespace = "compact") -> LoadedGrammar:
     """Load ``path`` (``.gbnf``, a JSON Schema ``.json``, or a bundled grammar name)."""
     from toolchain.grammar import bundled
     from toolchain.grammar.gbnf import parse_gbnf
@@ -94,7 +95,7 @@ def load_source(path: str, *, text: str | None = None, whitespace: str = "compac
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
 
-def _load_schema(path: str, schema: Any, whitespace: str) -> LoadedGrammar:
+def _load_schema(path: str, schema: Any, whitespace: Whitespace) -> LoadedGrammar:
     from toolchain.schema import CompileOptions, compile_schema
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None

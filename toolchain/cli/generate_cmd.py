@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -101,6 +100,7 @@ def run_generation(
     from toolchain.grammar.gbnf import emit_gbnf
     from toolchain.models.loader import apply_chat_template, load_model
     from toolchain.sources import load_source
+    from toolchain.validate import validate_output
 
     console = Console(stderr=True)
     loaded_grammar = load_source(source)
@@ -143,22 +143,3 @@ def run_generation(
     if loaded_grammar.kind == "schema":
         out.update(validate_output(result.text, loaded_grammar.schema, result.finish_reason))
     return out
-
-
-def validate_output(text: str, schema: Any, finish_reason: str) -> dict[str, Any]:
-    """Parse and validate (formats on). Truncated output is reported as such, not parsed."""
-    import jsonschema
-
-    if finish_reason == "length":
-        return {"parsed": False, "valid": False, "errors": ["truncated: finish_reason=length"]}
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        return {"parsed": False, "valid": False, "errors": [f"not JSON: {exc}"]}
-    cls = jsonschema.validators.validator_for(schema)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    errors = [
-        f"{'/' + '/'.join(str(p) for p in e.absolute_path)}: {e.message}"
-        for e in validator.iter_errors(value)
-    ]
-    return {"parsed": True, "valid": not errors, "errors": errors}

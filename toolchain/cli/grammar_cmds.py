@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         if whitespace not in ("compact", "flexible"):
             common.fail(f"unknown --whitespace {whitespace!r}", "use compact or flexible")
         with common.user_errors():
-            loaded = load_source(source, whitespace=whitespace)
+            loaded = load_source(source, whitespace="flexible" if whitespace == "flexible" else "compact")
             text = emit_gbnf(loaded.grammar)
         if fmt == "json":
             payload = {
