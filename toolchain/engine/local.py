@@ -16,9 +16,7 @@ Transitions are encoded as ``(next + 1) * 2 + returned`` so that one int32 table
 
 from __future__ import annotations
 
-from toolchain.recognizer.compiled import CompiledGrammar
-
-Chain = tuple[int, ...]  # NFA states: the kernel state, then return states, innermost first
+from toolchain.recognizer.compiled import Chain, CompiledGrammar
 
 
 class LocalAutomaton:
@@ -73,10 +71,9 @@ class LocalAutomaton:
     def first_bytes(self, lid: int) -> frozenset[int]:
         got = self._first.get(lid)
         if got is None:
-            edges = self.cg.nfa.byte_edges
             acc: set[int] = set()
             for chain in self.chains[lid]:
-                for lo, hi, _ in edges[chain[0]]:
+                for lo, hi in self.cg.state_byte_ranges(chain[0]):
                     acc.update(range(lo, hi + 1))
             got = frozenset(acc)
             self._first[lid] = got

@@ -1,16 +1,25 @@
 """CompiledGrammar: the byte-level RTN plus the lazily built configuration automaton.
 
-A *configuration* is the set of live parser stacks after some input, closed under epsilons, calls
-and returns. Stack frames are interned ``(nfa_state, parent_frame)`` pairs, so a stack is one int and
-a configuration is a frozenset of ints, interned to a dense id. Transitions ``(config, byte) → config``
-are computed on first use and memoised, so after warm-up feeding a byte is one dict lookup: this is
-what makes byte-at-a-time recognition fast in Python, and it is the same table the token engine
-walks to build masks. Configurations and transitions depend only on the grammar, so one
-CompiledGrammar serves any number of recognizers (and requests).
+Two levels of lazy determinisation, both memoised on first use:
+
+* **Rule states.** Inside one rule, the NFA is determinised on the fly: a *rule state* is an
+  epsilon-closed set of NFA states of that rule (subset construction, never following calls). So
+  alternatives such as ``ws ::= "" | " " | "\\n" [ \\t]{0,20}`` are one frame, not three. Calls to
+  the same rule from several NFA states of a rule state are merged into one push whose return
+  state is the closure of all their return points.
+* **Configurations.** A configuration is the set of live parser stacks after some input, closed
+  under calls and returns. Stack frames are interned ``(rule state, parent frame)`` pairs, so a
+  stack is one int and a configuration is a frozenset of ints, interned to a dense id.
+  Transitions ``(config, byte) → config`` are memoised, so after warm-up feeding a byte is one dict
+  lookup — the table the token engine walks to build masks.
+
+Closures are computed *relative to an abstract parent* (a chain of rule states to hang under
+whatever frame is the parent, plus whether control returns into it), memoised per rule state and
+shared by every stack depth and context.
 
 The construction is top-down, so left recursion is rejected at compile time (``analysis.prepare``);
-recursion of any depth otherwise works (a deeper stack is just a longer frame chain), and ambiguous
-grammars are fine (a configuration holds every live stack).
+recursion of any depth otherwise works, and ambiguous grammars are fine (a configuration holds every
+live stack).
 """
 
 from __future__ import annotations
@@ -25,6 +34,9 @@ from toolchain.recognizer.nfa import Nfa, build_nfa
 DEAD = -1
 BOTTOM = 0  # the empty stack: reaching it means the root rule has completed
 
+Chain = tuple[int, ...]  # rule states: the top one first, then return states below it
+RelClosure = tuple[tuple[Chain, ...], bool]  # chains to hang under the parent, returns into it
+
 
 class CompiledGrammar:
     """A grammar ready to recognise bytes. Thread-compatible, not thread-safe (memo tables grow)."""
@@ -35,10 +47,17 @@ class CompiledGrammar:
         self.grammar = prepare(grammar)
         self.nfa: Nfa = build_nfa(self.grammar)
         # dataclass reprs are deterministic, so this is a stable content hash of the prepared IR
-        self.hash = hashlib.sha256(
-            repr((self.grammar.root, list(self.grammar.rules.items()))).encode()
-        ).hexdigest()
-        # frame interning: frame id → (state, parent frame id); frame 0 is the bottom of the stack
+        content = repr((self.grammar.root, list(self.grammar.rules.items())))
+        self.hash = hashlib.sha256(content.encode()).hexdigest()
+        # rule states (lazy per-rule subset construction)
+        self._rs_nfa: list[frozenset[int]] = []
+        self._rs_rule: list[int] = []
+        self._rs_ids: dict[frozenset[int], int] = {}
+        self._rs_step: list[dict[int, int]] = []
+        self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
+        self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._rule_start = [self._rule_state(frozenset([s])) for s in self.nfa.rule_start]
+        # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
         self._frame_ids: dict[tuple[int, int], int] = {}
@@ -48,14 +67,80 @@ class CompiledGrammar:
         self.trans: list[dict[int, int]] = []
         self._config_ids: dict[tuple[frozenset[int], bool], int] = {}
         self._allowed: dict[int, frozenset[int]] = {}
-        # per-NFA-state epsilon summary: (kernel states, calls, reaches the rule's final state)
-        self._summary: dict[int, tuple[tuple[int, ...], tuple[tuple[int, int], ...], bool]] = {}
-        self._rel: dict[int, tuple[tuple[tuple[int, ...], ...], bool]] = {}
-        self._local: dict[int, dict[int, tuple[tuple[tuple[int, ...], ...], bool]]] = {}
+        self._rel: dict[int, RelClosure] = {}
+        self._local: dict[int, dict[int, RelClosure]] = {}
         self._returns: dict[int, tuple[tuple[int, ...], bool]] = {}
         root = self.nfa.rule_names.index(self.grammar.root)
-        self.initial = self._closure([(self.nfa.rule_start[root], BOTTOM)])
+        chains, pops = self.rel_closure(self._rule_start[root])
+        frames = frozenset(self._hang(c, BOTTOM) for c in chains)
+        self.initial = self._config(frames, pops)
         self.compile_ms = (time.perf_counter() - t0) * 1000.0
+
+    # -- rule states -------------------------------------------------------------------------
+    def _rule_state(self, nfa_states: frozenset[int]) -> int:
+        """Intern the epsilon closure (within the rule) of ``nfa_states``."""
+        eps = self.nfa.eps
+        closed = set(nfa_states)
+        stack = list(nfa_states)
+        while stack:
+            for t in eps[stack.pop()]:
+                if t not in closed:
+                    closed.add(t)
+                    stack.append(t)
+        key = frozenset(closed)
+        rid = self._rs_ids.get(key)
+        if rid is None:
+            rid = len(self._rs_nfa)
+            self._rs_ids[key] = rid
+            self._rs_nfa.append(key)
+            self._rs_rule.append(self.nfa.rule_of[next(iter(key))])
+            self._rs_step.append({})
+            self._rs_info.append(None)
+        return rid
+
+    def _info(self, rs: int) -> tuple[bool, tuple[tuple[int, int], ...], bool]:
+        """(has byte edges, calls as (rule, return rule state), completes the rule)."""
+        info = self._rs_info[rs]
+        if info is None:
+            nfa = self.nfa
+            members = self._rs_nfa[rs]
+            has_bytes = any(nfa.byte_edges[s] for s in members)
+            returns: dict[int, set[int]] = {}
+            for s in sorted(members):
+                for rule, ret in nfa.calls[s]:
+                    returns.setdefault(rule, set()).add(ret)
+            calls = tuple((rule, self._rule_state(frozenset(rets))) for rule, rets in sorted(returns.items()))
+            final = nfa.rule_final[self._rs_rule[rs]] in members
+            info = (has_bytes, calls, final)
+            self._rs_info[rs] = info
+        return info
+
+    def _rs_byte(self, rs: int, byte: int) -> int:
+        """The rule state after ``byte`` inside the rule (no calls, no returns); DEAD if none."""
+        row = self._rs_step[rs]
+        nxt = row.get(byte)
+        if nxt is None:
+            edges = self.nfa.byte_edges
+            targets = {t for s in self._rs_nfa[rs] for lo, hi, t in edges[s] if lo <= byte <= hi}
+            nxt = self._rule_state(frozenset(targets)) if targets else DEAD
+            row[byte] = nxt
+        return nxt
+
+    def state_byte_ranges(self, rs: int) -> tuple[tuple[int, int], ...]:
+        """The bytes a rule state can consume itself, as ranges."""
+        got = self._rs_ranges.get(rs)
+        if got is None:
+            edges = self.nfa.byte_edges
+            got = tuple(sorted({(lo, hi) for s in self._rs_nfa[rs] for lo, hi, _ in edges[s]}))
+            self._rs_ranges[rs] = got
+        return got
+
+    def rule_name_of(self, rs: int) -> str:
+        return self.nfa.rule_names[self._rs_rule[rs]]
+
+    @property
+    def num_rule_states(self) -> int:
+        return len(self._rs_nfa)
 
     # -- interning ---------------------------------------------------------------------------
     def _frame(self, state: int, parent: int) -> int:
@@ -93,88 +178,52 @@ class CompiledGrammar:
     def num_configs(self) -> int:
         return len(self.config_frames)
 
-    def _eps_summary(self, state: int) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...], bool]:
-        """States with byte edges, calls, and rule completion reachable from ``state`` by epsilons."""
-        summary = self._summary.get(state)
-        if summary is not None:
-            return summary
-        nfa = self.nfa
-        final = nfa.rule_final[nfa.rule_of[state]]
-        seen = {state}
-        stack = [state]
-        kernels: list[int] = []
-        calls: list[tuple[int, int]] = []
-        reaches_final = False
-        while stack:
-            s = stack.pop()
-            if nfa.byte_edges[s]:
-                kernels.append(s)
-            calls.extend(nfa.calls[s])
-            if s == final:
-                reaches_final = True
-            for t in nfa.eps[s]:
-                if t not in seen:
-                    seen.add(t)
-                    stack.append(t)
-        summary = (tuple(sorted(kernels)), tuple(calls), reaches_final)
-        self._summary[state] = summary
-        return summary
-
     # -- closure and steps -------------------------------------------------------------------
-    # Closures are computed *relative to an abstract parent*: the result of entering NFA state t is
-    # a set of frame chains (kernel state, return states…) to hang under whatever frame is the
-    # parent, plus whether control can return into that parent. This depends only on t, so it is
-    # memoised per NFA state and shared by every stack depth and context: the per-stack work is
-    # just interning the few frames that actually change.
-    def rel_closure(self, state: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
-        cached = self._rel.get(state)
+    def rel_closure(self, rs: int) -> RelClosure:
+        """Entering rule state ``rs`` under an abstract parent: the chains to hang under it, and
+        whether control can return into the parent without consuming a byte (memoised)."""
+        cached = self._rel.get(rs)
         if cached is not None:
             return cached
-        nfa = self.nfa
-        chains: set[tuple[int, ...]] = set()
+        chains: set[Chain] = set()
         pops = False
-        seen: set[tuple[int, tuple[int, ...]]] = set()
-        work: list[tuple[int, tuple[int, ...]]] = [(state, ())]
+        seen: set[tuple[int, Chain]] = set()
+        work: list[tuple[int, Chain]] = [(rs, ())]
+        rule_start = self._rule_start
         while work:
             item = work.pop()
             if item in seen:
                 continue
             seen.add(item)
             s, chain = item
-            kernels, calls, reaches_final = self._eps_summary(s)
-            for k in kernels:
-                chains.add((k, *chain))
+            has_bytes, calls, final = self._info(s)
+            if has_bytes:
+                chains.add((s, *chain))
             for rule, ret in calls:
-                work.append((nfa.rule_start[rule], (ret, *chain)))
-            if reaches_final:
+                work.append((rule_start[rule], (ret, *chain)))
+            if final:
                 if chain:
                     work.append((chain[0], chain[1:]))
                 else:
                     pops = True
         result = (tuple(sorted(chains)), pops)
-        self._rel[state] = result
+        self._rel[rs] = result
         return result
 
-    def local_step(self, state: int, byte: int) -> tuple[tuple[tuple[int, ...], ...], bool]:
-        """Byte ``byte`` from NFA state ``state``, relative to an abstract parent (memoised)."""
-        row = self._local.get(state)
+    def local_step(self, rs: int, byte: int) -> RelClosure:
+        """Byte ``byte`` from rule state ``rs``, relative to an abstract parent (memoised)."""
+        row = self._local.get(rs)
         if row is None:
-            row = self._local[state] = {}
+            row = self._local[rs] = {}
         hit = row.get(byte)
         if hit is not None:
             return hit
-        chains: set[tuple[int, ...]] = set()
-        pops = False
-        for lo, hi, target in self.nfa.byte_edges[state]:
-            if lo <= byte <= hi:
-                sub_chains, sub_pops = self.rel_closure(target)
-                chains.update(sub_chains)
-                pops = pops or sub_pops
-        result = (tuple(sorted(chains)), pops)
+        nxt = self._rs_byte(rs, byte)
+        result: RelClosure = ((), False) if nxt == DEAD else self.rel_closure(nxt)
         row[byte] = result
         return result
 
-    def _hang(self, chain: tuple[int, ...], parent: int) -> int:
+    def _hang(self, chain: Chain, parent: int) -> int:
         frame = parent
         for ret in reversed(chain):
             frame = self._frame(ret, frame)
@@ -204,22 +253,6 @@ class CompiledGrammar:
                 break
             parent = grand
         return frames, accepting
-
-    def _closure(self, items: list[tuple[int, int]]) -> int:
-        """Close ``(state, parent frame)`` items under epsilons, calls and returns → config id."""
-        frames: set[int] = set()
-        accepting = False
-        for state, parent in items:
-            chains, pops = self.rel_closure(state)
-            for c in chains:
-                frames.add(self._hang(c, parent))
-            if pops:
-                more, acc = self.return_into(parent)
-                frames.update(more)
-                accepting = accepting or acc
-        if not frames and not accepting:
-            return DEAD
-        return self._config(frozenset(frames), accepting)
 
     def step(self, config: int, byte: int) -> int:
         """The configuration after ``byte`` (memoised); DEAD if the byte is not allowed."""
@@ -259,9 +292,8 @@ class CompiledGrammar:
         allowed = self._allowed.get(config)
         if allowed is None:
             out: set[int] = set()
-            byte_edges = self.nfa.byte_edges
             for frame in self.config_frames[config]:
-                for lo, hi, _ in byte_edges[self._frame_state[frame]]:
+                for lo, hi in self.state_byte_ranges(self._frame_state[frame]):
                     out.update(range(lo, hi + 1))
             allowed = frozenset(out)
             self._allowed[config] = allowed
@@ -269,19 +301,17 @@ class CompiledGrammar:
 
     def active_rules(self, config: int) -> list[str]:
         """Names of the rules on top of the live stacks (for diagnostics), in rule order."""
-        nfa = self.nfa
-        rules = {nfa.rule_of[self._frame_state[f]] for f in self.config_frames[config]}
-        return [nfa.rule_names[r] for r in sorted(rules)]
+        rules = {self._rs_rule[self._frame_state[f]] for f in self.config_frames[config]}
+        return [self.nfa.rule_names[r] for r in sorted(rules)]
 
     def stack_rules(self, config: int) -> list[list[str]]:
         """Each live stack as rule names, innermost first (for diagnostics)."""
-        nfa = self.nfa
         out = []
         for frame in sorted(self.config_frames[config]):
             names: list[str] = []
             f = frame
             while f != BOTTOM:
-                names.append(nfa.rule_names[nfa.rule_of[self._frame_state[f]]])
+                names.append(self.rule_name_of(self._frame_state[f]))
                 f = self._frame_parent[f]
             out.append(names)
         return out
