@@ -146,12 +146,46 @@ class XGrammar:
         return bool(matcher.accept_token(tid))
 
 
-def accepted_text(engine: Any, instance: Any) -> str | None:
-    from toolchain.recognizer import Recognizer
-    from toolchain.schema.canonical import accepted_text as find
+class RecordingCursor:
+    """A recognizer that remembers the bytes fed, so the accepted member order can be read back."""
 
-    found: str | None = find(Recognizer(engine.compiled), instance)
-    return found
+    def __init__(self, rec: Any) -> None:
+        self.rec = rec
+        self.buffer = bytearray()
+        self.found: bytes | None = None
+
+    def try_feed(self, data: bytes) -> bool:
+        ok = bool(self.rec.try_feed(data))
+        if ok:
+            self.buffer += data
+        return ok
+
+    def snapshot(self) -> Any:
+        return (self.rec.snapshot(), len(self.buffer))
+
+    def restore(self, snap: Any) -> None:
+        self.rec.restore(snap[0])
+        del self.buffer[snap[1] :]
+
+    def is_accepting(self) -> bool:
+        ok = bool(self.rec.is_accepting())
+        if ok and self.found is None:
+            self.found = bytes(self.buffer)
+        return ok
+
+
+def accepted_text(engine: Any, instance: Any) -> str | None:
+    """The serialisation of ``instance`` that our grammar accepts (schema member order), if any."""
+    from toolchain.recognizer import Recognizer
+    from toolchain.schema.canonical import accepts
+
+    cursor = RecordingCursor(Recognizer(engine.compiled))
+    try:
+        if not accepts(cursor, instance):
+            return None
+    except Exception:  # noqa: BLE001 - an instance with no JSON text or too many orders is skipped
+        return None
+    return cursor.found.decode() if cursor.found is not None else None
 
 
 def main() -> None:

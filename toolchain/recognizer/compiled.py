@@ -57,6 +57,15 @@ class CompiledGrammar:
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rule_start = [self._rule_state(frozenset([s])) for s in self.nfa.rule_start]
+        # Rules with equal bodies get identical NFA layouts (the builder is deterministic), so a rule
+        # state is identified up to isomorphism by (first rule with that body, member offsets).
+        first_with_body: dict[object, int] = {}
+        self._rule_canon = [
+            first_with_body.setdefault(self.grammar.rules[name], i)
+            for i, name in enumerate(self.nfa.rule_names)
+        ]
+        self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
+        self._rs_canon: dict[int, int] = {}
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -134,6 +143,18 @@ class CompiledGrammar:
             got = tuple(sorted({(lo, hi) for s in self._rs_nfa[rs] for lo, hi, _ in edges[s]}))
             self._rs_ranges[rs] = got
         return got
+
+    def canonical_state(self, rs: int) -> int:
+        """An id shared by isomorphic rule states of rules with equal bodies (e.g. every
+        ``"\"" char* "\""`` string rule of a schema), so that their token masks are computed once."""
+        cid = self._rs_canon.get(rs)
+        if cid is None:
+            rule = self._rs_rule[rs]
+            base = self.nfa.rule_start[rule]
+            key = (self._rule_canon[rule], frozenset(s - base for s in self._rs_nfa[rs]))
+            cid = self._canon_ids.setdefault(key, len(self._canon_ids))
+            self._rs_canon[rs] = cid
+        return cid
 
     def rule_name_of(self, rs: int) -> str:
         return self.nfa.rule_names[self._rs_rule[rs]]
