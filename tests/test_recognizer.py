@@ -164,6 +164,18 @@ def test_ambiguous_grammar() -> None:
         assert (rec.try_feed(text.encode()) and rec.is_accepting()) == ok, text
 
 
+def test_star_inside_optional_cannot_exit_early() -> None:
+    # (a*@)? must not accept "a": the star's loop may not leak through the optional's skip edge
+    g = Grammar({"root": repeat(seq(repeat(literal("a"), 0, None), literal("@")), 0, 1)})
+    cg = CompiledGrammar(g)
+    for text, ok in [("", True), ("@", True), ("aa@", True), ("a", False), ("aa", False)]:
+        rec = Recognizer(cg)
+        assert (rec.try_feed(text.encode()) and rec.is_accepting()) == ok, text
+    g2 = Grammar({"root": repeat(seq(repeat(literal("ab"), 0, None), literal("c")), 0, 2)})
+    rec = Recognizer(CompiledGrammar(g2))
+    assert not (rec.try_feed(b"ab") and rec.is_accepting())
+
+
 def test_left_recursion_is_refused() -> None:
     with pytest.raises(LeftRecursionError):
         CompiledGrammar(Grammar({"root": alt(seq(Ref("root"), literal("+")), literal("1"))}))

@@ -101,10 +101,14 @@ class _Builder:
             self.expr(e.item, cur, nxt)
             cur = nxt
         if e.max is None:
+            # A fresh hub: looping back to ``cur`` itself would be wrong when ``cur`` is shared
+            # with an enclosing construct (``(a*@)?`` would then exit the optional after "a").
+            hub = self.new_state()
+            nfa.eps[cur].append(hub)
             loop_body = self.new_state()
-            nfa.eps[cur].append(loop_body)
-            self.expr(e.item, loop_body, cur)
-            nfa.eps[cur].append(end)
+            nfa.eps[hub].append(loop_body)
+            self.expr(e.item, loop_body, hub)
+            nfa.eps[hub].append(end)
             return
         for _ in range(e.max - e.min):
             nfa.eps[cur].append(end)
