@@ -72,7 +72,8 @@ def char_classes(*, dot: bool = True, surrogates: bool = True) -> st.SearchStrat
         max_size=4,
     )
     classes = st.builds(char_class, ranges, st.booleans())
-    return st.one_of(classes, st.just(CharClass((), negated=True))) if dot else classes
+    any_char = char_class((), negated=True)  # normal form of GBNF's ".": the full range
+    return st.one_of(classes, st.just(any_char)) if dot else classes
 
 
 SLOTS = 5  # expressions refer to rule slots 0..SLOTS-1; a grammar maps each slot to one of its names
@@ -198,7 +199,7 @@ def test_root_comes_first() -> None:
         (char_class([(ord("!"), ord("!")), (ord("-"), ord("-")), (ord("a"), ord("a"))]), r"[!\-a]"),
         (char_class([(ord("-"), ord("-")), (ord("]"), ord("]")), (0, 0x1F)]), r"[\u0000-\u001F\-\]]"),
         (char_class([(0xF0000, MAX_CODE_POINT)]), r"[\U000F0000-\U0010FFFF]"),
-        (CharClass((), negated=True), "."),
+        (char_class((), negated=True), r"[\u0000-\U0010FFFF]"),
         (EMPTY, '""'),
     ],
 )
@@ -259,7 +260,7 @@ def test_escapes_and_classes() -> None:
         char_class([(ord("a"), ord("a")), (ord("-"), ord("-"))]),
         char_class([(10, 10), (9, 9)], negated=True),
         char_class([(ord("]"), ord("]")), (ord("\\"), ord("\\"))]),
-        CharClass((), negated=True),
+        char_class([(0, MAX_CODE_POINT)]),
         char_class([(0, 0x1F)]),
     )
 

@@ -210,7 +210,7 @@ class _Parser:
                 self.pos += 1
             elif ch == ".":
                 self.pos += 1
-                items.append(CharClass((), negated=True))
+                items.append(char_class((), negated=True))  # normal form: the full range
             elif ch in "*+?{":
                 if not items:
                     raise self._error(f"{ch!r} has nothing to repeat", f"{_SYMBOL} before {ch!r}")
@@ -386,8 +386,8 @@ def _quantifier(lo: int, hi: int | None) -> str:
 
 def _emit_class(cls: CharClass) -> str:
     if not cls.ranges:
-        if cls.negated:
-            return "."
+        if cls.negated:  # not normal form; written as the full range so xgrammar can load it
+            return _emit_class(CharClass(((0, MAX_CODE_POINT),), False))
         raise ValueError("an empty character class matches nothing and has no GBNF form")
     parts = []
     for lo, hi in cls.ranges:

@@ -9,7 +9,8 @@ Normal form (what the smart constructors guarantee, and what the GBNF parser pro
 * ``Seq`` and ``Alt`` have at least two items; a one-item sequence is the item itself, the empty
   sequence is ``Literal("")``.
 * ``CharClass`` ranges are sorted, disjoint and non-adjacent (merged); ``negated`` keeps the written
-  polarity so that ``[^"\\]`` stays readable.
+  polarity so that ``[^"\\]`` stays readable; any-character is ``[\u0000-\U0010ffff]``, never a
+  negated empty class (GBNF's ``.`` parses to it; xgrammar cannot read ``.``).
 * ``Repeat`` has ``0 <= min`` and ``max is None or max >= min``; ``{1,1}`` is the item itself.
 
 Parenthesised groups are kept as nested nodes (``a (b c)`` is ``Seq(a, Seq(b, c))``), so the
@@ -102,7 +103,11 @@ def _merge_ranges(ranges: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], .
 
 
 def char_class(ranges: Iterable[tuple[int, int]], negated: bool = False) -> CharClass:
+    """A class in normal form. "Any character" is the positive full range, not a negated empty
+    class: that is the one spelling llama.cpp (``.`` aside) and xgrammar both load."""
     merged = _merge_ranges(ranges)
+    if negated and not merged:
+        return CharClass(((0, MAX_CODE_POINT),), False)
     for lo, hi in merged:
         if lo < 0 or hi > MAX_CODE_POINT:
             raise ValueError(f"code point range {lo:#x}-{hi:#x} outside Unicode")
