@@ -1,0 +1,68 @@
+"""The generation loop and the transformers LogitsProcessor on the real embedded model (few, short)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import pytest
+
+from toolchain.decode.generate import GrammarLogitsProcessor, generate
+from toolchain.decode.prompt import system_prompt
+from toolchain.engine.matcher import GrammarEngine
+from toolchain.engine.vocab import TokenVocabulary
+from toolchain.grammar.bundled import load_bundled
+from toolchain.grammar.ir import Grammar, alt, literal, seq
+
+pytestmark = pytest.mark.model
+
+
+@lru_cache(maxsize=1)
+def loaded() -> tuple[Any, TokenVocabulary]:
+    from toolchain.models.loader import load_model
+
+    lm = load_model(None, device="cpu")
+    return lm, TokenVocabulary.from_loaded(lm)
+
+
+def test_constrained_generation_is_in_the_grammar_and_reports_metrics() -> None:
+    from toolchain.models.loader import apply_chat_template
+
+    lm, vocab = loaded()
+    schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}
+    engine = GrammarEngine(load_bundled("json"), vocab)
+    prompt = apply_chat_template(lm.tokenizer, system_prompt(schema=schema), "A cat named Tom, age 3.")
+    seen: list[bytes] = []
+    result = generate(
+        lm.model, lm.tokenizer, prompt, engine=engine, max_tokens=40, on_step=lambda s: seen.append(s.text)
+    )
+    assert result.finish_reason in ("stop", "length")
+    assert b"".join(seen).decode() == result.text
+    if result.finish_reason == "stop":
+        json.loads(result.text)
+    matcher = engine.matcher()
+    for tid in result.token_ids:
+        matcher.consume(tid)  # every generated token is in the grammar
+    m = result.metrics
+    assert m["tokens"] == len(result.steps) and m["mask_us_p50"] > 0
+    assert 0.0 <= m["clipped_mass_avg"] <= m["clipped_mass_max"] <= 1.0
+    assert all(s.clipped_mass is not None for s in result.steps)
+
+
+def test_logits_processor_with_transformers_generate() -> None:
+    import torch
+    from transformers import LogitsProcessorList
+
+    lm, vocab = loaded()
+    grammar = Grammar({"root": seq(literal("Answer: "), alt(literal("yes"), literal("no")))})
+    engine = GrammarEngine(grammar, vocab)
+    ids = lm.tokenizer("Is the sky blue?", return_tensors="pt").input_ids
+    proc = GrammarLogitsProcessor(engine, prompt_length=ids.shape[-1])
+    with torch.inference_mode():
+        out = lm.model.generate(
+            ids, logits_processor=LogitsProcessorList([proc]), max_new_tokens=8, do_sample=False
+        )
+    new = out[0, ids.shape[-1] :].tolist()
+    text = b"".join(vocab.token_bytes[t] for t in new if t not in vocab.eos_ids).decode()
+    assert text in ("Answer: yes", "Answer: no")
