@@ -1,0 +1,121 @@
+"""What every rule sees: the document, its index, the target profile, options and shared analyses.
+
+Analyses are computed on first use and shared by the rules that need them (a rule that is ignored or
+off for the profile never pays for its analysis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol
+
+from toolchain.lint.analysis import DepthInfo, nesting_depth, reachable, strongly_connected
+from toolchain.lint.dialects import Dialect
+from toolchain.lint.profiles import Profile
+from toolchain.lint.refs import RefSite
+from toolchain.lint.walker import Node, SchemaIndex
+
+if TYPE_CHECKING:
+    from toolchain.lint.budget import TokenEstimate
+    from toolchain.lint.compile_report import CompileOutcome
+
+
+class Tokenizer(Protocol):
+    """Anything with a Hugging Face style ``encode(text, add_special_tokens=False)``."""
+
+    def encode(self, text: str, add_special_tokens: bool = ...) -> Sequence[int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LintOptions:
+    """``max_tokens``: the generation budget to check against; ``tokenizer``: counts tokens exactly
+    (else bytes/3.5); ``compile``: run our compiler for its report (giving up after
+    ``compile_timeout_s``); ``ignore``: rule ids or globs."""
+
+    max_tokens: int | None = None
+    tokenizer: Tokenizer | None = None
+    tokenizer_name: str = ""
+    compile: bool = True
+    compile_timeout_s: float = 10.0
+    ignore: tuple[str, ...] = ()
+
+
+class LintContext:
+    def __init__(
+        self,
+        schema: Any,
+        index: SchemaIndex,
+        dialect: Dialect,
+        profile: Profile,
+        options: LintOptions,
+        ref_sites: list[RefSite],
+    ) -> None:
+        self.schema = schema
+        self.index = index
+        self.dialect = dialect
+        self.profile = profile
+        self.options = options
+        self.ref_sites = ref_sites
+        self.ref_by_node: dict[int, RefSite] = {s.node.index: s for s in ref_sites}
+        self.cache: dict[str, Any] = {}  # rule-private memo (e.g. a validator built once per document)
+        self.ref_target: dict[int, Node] = {s.node.index: s.target for s in ref_sites if s.target is not None}
+
+    @property
+    def root(self) -> Node:
+        assert self.index.root is not None
+        return self.index.root
+
+    def deref(self, node: Node, hops: int = 32) -> Node:
+        """Follow ``$ref`` chains to the subschema that holds the constraints (bounded: cycles)."""
+        while hops and node.index in self.ref_target:
+            node = self.ref_target[node.index]
+            hops -= 1
+        return node
+
+    def resolved_schema(self, node: Node) -> dict[str, Any]:
+        return self.deref(node).obj
+
+    @cached_property
+    def depth(self) -> DepthInfo:
+        return nesting_depth(self.root, self.ref_target)
+
+    @cached_property
+    def cycles(self) -> list[list[Node]]:
+        """The recursive parts: each is the list of ``$ref`` subschemas that close a cycle."""
+        if not self.ref_target:
+            return []
+        out: list[list[Node]] = []
+        for comp in strongly_connected(self.index.nodes, self.ref_target):
+            members = {n.index for n in comp}
+            refs = [
+                n
+                for n in comp
+                if self.ref_target.get(n.index) is not None and self.ref_target[n.index].index in members
+            ]
+            if refs:
+                out.append(refs)
+        return out
+
+    @cached_property
+    def reachable(self) -> set[int]:
+        return reachable(self.root, self.ref_target)
+
+    @cached_property
+    def compiled(self) -> CompileOutcome | None:
+        if not self.options.compile:
+            return None
+        from toolchain.lint.compile_report import run_compiler
+
+        return run_compiler(self.schema, timeout_s=self.options.compile_timeout_s)
+
+    @cached_property
+    def property_nodes(self) -> list[Node]:
+        return [n for n in self.index.nodes if n.via == "properties"]
+
+    @cached_property
+    def token_estimate(self) -> TokenEstimate:
+        from toolchain.lint.budget import estimate_tokens
+
+        return estimate_tokens(self, self.options.tokenizer, self.options.tokenizer_name)

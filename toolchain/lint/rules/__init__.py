@@ -1,0 +1,18 @@
+"""The lint rules, one module per concern; importing this package registers them all."""
+
+from toolchain.lint.rules import (  # noqa: F401 - imported for their registrations
+    arrays,
+    budget,
+    compile,
+    compose,
+    enums,
+    examples,
+    meta,
+    numbers,
+    objects,
+    quality,
+    refs,
+    sat,
+    size,
+    strings,
+)
