@@ -8,6 +8,7 @@ never a silent EOS.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from typing import Any
 
@@ -19,7 +20,19 @@ from toolchain.engine.vocab import TokenVocabulary
 from toolchain.grammar.ir import Grammar
 from toolchain.recognizer import DEAD, CompiledGrammar, compile_grammar
 
-ENGINE_VERSION = "1"
+def _engine_version() -> str:
+    """The cache key's engine component: a format number plus a hash of the code whose memo tables
+    are pickled, so that any change to the recognizer or the engine invalidates old entries."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256(b"2")
+    for path in sorted([*here.parent.joinpath("recognizer").glob("*.py"), *here.glob("*.py")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+ENGINE_VERSION = _engine_version()
 
 
 class EmptyMaskError(RuntimeError):

@@ -1,0 +1,99 @@
+"""The command palette (ctrl+p): commands that fit what the session is doing right now."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from toolchain.tui.session import Whitespace
+
+if TYPE_CHECKING:
+    from toolchain.tui.app import GramwrightApp
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    name: str
+    run: Callable[[], object]
+    help: str
+    discover: bool = True
+
+
+def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    """What the palette offers, given the app's state (unsaved edits, grammar, running work, …)."""
+    out: list[PaletteCommand] = []
+    if app.session.is_dirty(app.editor.text):
+        out.append(PaletteCommand("file: Save", app.action_save, f"Save {app.session.name} (atomic write)"))
+    out.append(
+        PaletteCommand("file: Save as…", app.action_save_as, "Save the schema under another name", False)
+    )
+    if app.session.is_schema:
+        current = app.session.profile.partition("@")[0]
+        for name in app.session.profiles():
+            if name != current:
+                out.append(
+                    PaletteCommand(
+                        f"lint: Profile {name}",
+                        partial(app.set_profile, name),
+                        f"Lint for the {name} target",
+                        discover=False,
+                    )
+                )
+    out.append(
+        PaletteCommand("grammar: Compile", app.action_compile, "Compile the schema to the grammar now")
+    )
+    other: Whitespace = "flexible" if app.session.whitespace == "compact" else "compact"
+    out.append(
+        PaletteCommand(
+            f"grammar: Whitespace {other}",
+            partial(app.set_whitespace, other),
+            "compact: no whitespace (as generated); flexible: bounded whitespace between tokens",
+            False,
+        )
+    )
+    if app.compiled is not None:
+        out.append(
+            PaletteCommand(
+                "grammar: Export GBNF",
+                app.action_export_gbnf,
+                f"Write the canonical GBNF to {app.session.gbnf_path().name}",
+            )
+        )
+    out.append(
+        PaletteCommand("check: Check document", app.action_check, "Check the document in the Check tab")
+    )
+    out.append(
+        PaletteCommand("check: Load document…", app.action_load_document, "Load a file into the Check tab")
+    )
+    if app.sample_running:
+        out.append(PaletteCommand("sample: Cancel", app.action_cancel, "Stop the running generation"))
+    else:
+        out.append(
+            PaletteCommand("sample: Generate", app.action_sample, "Generate from the prompt in Sample")
+        )
+    if app.error_bar.records:
+        out.append(PaletteCommand("app: Show errors", app.action_show_errors, "Every error of this session"))
+    out.append(PaletteCommand("app: Help", app.action_help, "Help for the focused panel"))
+    return out
+
+
+class GramwrightCommands(Provider):
+    @property
+    def gramwright(self) -> GramwrightApp:
+        return cast("GramwrightApp", self.app)
+
+    async def discover(self) -> Hits:
+        for command in palette_commands(self.gramwright):
+            if command.discover:
+                yield DiscoveryHit(command.name, command.run, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in palette_commands(self.gramwright):
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.name), command.run, help=command.help)

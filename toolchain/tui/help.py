@@ -1,0 +1,103 @@
+"""Help for each panel, as Markdown data (shown by f1 for the focused panel).
+
+Kept apart from the widgets so the text can be read, reviewed and tested without a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class HelpTopic:
+    title: str
+    markdown: str
+
+
+GLOBAL_KEYS = """\
+| Key | What it does |
+| --- | --- |
+| `ctrl+s` | save the schema (atomic: temp file + rename) |
+| `ctrl+p` | command palette (profile, compile, check, sample, save, export GBNF, …) |
+| `f1` | this help, for the focused panel |
+| `f2` | worker errors: the full detail of the last ones |
+| `f3` | next lint profile |
+| `f4` | compile the schema now |
+| `f5` | check the document in the Check tab |
+| `f8` | sample: generate from the prompt in the Sample tab |
+| `escape` | cancel the running generation |
+| `ctrl+o` | load a document file into the Check tab |
+| `ctrl+e` | export the canonical GBNF next to the schema |
+| `tab` / `shift+tab` | move between panels |
+| `ctrl+q` | quit (asks first when the schema has unsaved edits) |
+"""
+
+TOPICS: dict[str, HelpTopic] = {
+    "editor": HelpTopic(
+        "Schema editor",
+        """\
+The JSON Schema you are writing. Every edit is linted (about 300 ms after you stop typing) and
+compiled to the grammar shown in the **Grammar** tab.
+
+While the text is not valid JSON the diagnostics panel shows where the parser stopped
+(line:column) and keeps the last good results, greyed, until the JSON parses again.
+
+Undo `ctrl+z`, redo `ctrl+y`, select line `f6`, select all `f7`.
+""",
+    ),
+    "diagnostics": HelpTopic(
+        "Diagnostics",
+        """\
+What the linter found, for the selected **profile** (the target engine or provider: what it
+accepts, silently drops or rejects). `f3` or the selector switches profile.
+
+Each line: severity, rule id, the JSON Pointer of the schema location, and the message; the line
+under the list shows the hint for the highlighted diagnostic. `enter` moves the editor cursor to
+that pointer.
+
+Greyed entries are the last good results while the schema text is not valid JSON.
+""",
+    ),
+    "grammar": HelpTopic(
+        "Grammar",
+        """\
+The schema compiled to the grammar the token masks enforce, in its canonical text form (GBNF,
+llama.cpp dialect), with the number of rules and the compile time.
+
+**Report**: every keyword the grammar does *not* enforce exactly — *approximated* (the grammar
+accepts a superset) or *discarded* (not enforced at all) — with its JSON Pointer. Validation after
+generation still checks those: masks guarantee the form of an output, never its content.
+
+`f4` recompiles, `ctrl+e` writes the GBNF next to the schema.
+""",
+    ),
+    "check": HelpTopic(
+        "Check a document",
+        """\
+Paste a JSON document (or load one with `ctrl+o`) and press `f5`: the byte-level recognizer
+says whether the grammar accepts it, or where it stops (line:column), which bytes were expected
+there, and which schema location (and keywords) is responsible.
+
+The grammar is compact by default (no whitespace between tokens), as generation produces it; one
+trailing newline is ignored.
+""",
+    ),
+    "sample": HelpTopic(
+        "Sample",
+        """\
+Generate with the local model (the embedded SmolLM2, or `--model`) under this schema's token
+masks. Type a prompt and press `enter` (or `f8`); `escape` cancels.
+
+Tokens stream in as they are sampled. A token's **shade** is its *clipped probability mass*: the
+share of the model's probability that the mask removed at that step. Unshaded tokens are ones the
+model wanted anyway; dark red ones were forced by the grammar.
+
+At the end: the finish reason (`stop`, or `length` when the token budget ran out: the JSON is then
+truncated and not parsed), the metrics, and the schema validation of the result.
+""",
+    ),
+}
+
+
+def topic(name: str) -> HelpTopic:
+    return TOPICS.get(name, HelpTopic("gramwright", "Keyboard-first schema authoring."))

@@ -1,0 +1,67 @@
+"""The app's stylesheet (kept in Python so it ships without package-data entries)."""
+
+CSS = """
+Screen { layout: vertical; }
+#main { height: 1fr; }
+#left { width: 1fr; }
+#tools { width: 1fr; }
+
+#editor {
+    height: 1fr;
+    border: round $primary 50%;
+    border-title-color: $text;
+    border-subtitle-color: $warning;
+}
+#editor:focus { border: round $primary; }
+
+#diagnostics {
+    height: 15;
+    border: round $secondary 50%;
+    border-title-color: $text;
+}
+#diagnostics:focus-within { border: round $secondary; }
+#diag-bar { height: 1; }
+#profile { width: 24; }
+#diag-summary { width: 1fr; padding: 0 1; }
+#diag-list { height: 1fr; border: none; padding: 0; background: transparent; }
+#diag-hint { height: 2; color: $text-muted; }
+#diagnostics.-stale #diag-hint { text-opacity: 50%; }
+
+#tools TabPane { padding: 0; }
+#grammar, #check, #sample { height: 1fr; }
+#grammar-summary { height: auto; max-height: 3; padding: 0 1; }
+#grammar-report { height: auto; max-height: 9; padding: 0 1; overflow-y: auto; }
+#gbnf { height: 1fr; }
+#grammar.-stale #gbnf, #grammar.-stale #grammar-report { text-opacity: 45%; }
+
+#check-doc { height: 1fr; }
+#check-result { height: auto; min-height: 3; max-height: 10; padding: 0 1; border-top: solid $secondary 50%; }
+
+#sample-bar { height: 3; }
+#prompt { width: 1fr; }
+#max-tokens { width: 10; }
+#sample-progress-bar { height: 1; }
+#sample-status { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+#sample-progress { width: 24; }
+#sample-scroll { height: 1fr; border: round $secondary 50%; }
+#sample-output { padding: 0 1; }
+#sample-result { height: auto; padding: 0 1; }
+#sample-legend { height: 1; padding: 0 1; }
+
+#error-bar { height: 1; padding: 0 1; background: $panel; }
+#error-bar.-error { background: $error 20%; }
+
+HelpScreen, ConfirmQuitScreen, PathPrompt, ErrorsScreen { align: center middle; }
+#help-body, #errors-body {
+    width: 80%; height: 80%; padding: 0 2;
+    border: round $primary; background: $surface;
+}
+#confirm-body, #prompt-body {
+    width: 64; height: auto; padding: 1 2;
+    border: round $warning; background: $surface;
+}
+#confirm-question { margin-bottom: 1; }
+#confirm-buttons { height: auto; }
+#confirm-buttons Button { margin-right: 1; }
+.error-line { margin-top: 1; }
+"""
