@@ -20,6 +20,7 @@ from toolchain.engine.vocab import TokenVocabulary
 from toolchain.grammar.ir import Grammar
 from toolchain.recognizer import DEAD, CompiledGrammar, compile_grammar
 
+
 def _engine_version() -> str:
     """The cache key's engine component: a format number plus a hash of the code whose memo tables
     are pickled, so that any change to the recognizer or the engine invalidates old entries."""
