@@ -141,7 +141,11 @@ class _Estimator:
                 raise Unbounded(pointer, "unresolved $ref")
             return self.schema(target[0], target[1], depth + 1)
         branches = [
-            b for k in ("anyOf", "oneOf") for b in (schema.get(k) or []) if isinstance(b, dict | bool)
+            b
+            for k in ("anyOf", "oneOf")
+            if isinstance(schema.get(k), list)  # a malformed `anyOf: 1` is meta/invalid-schema's
+            for b in schema[k]
+            if isinstance(b, dict | bool)
         ]
         if branches:
             sizes = [self.schema(b, f"{pointer}/anyOf", depth + 1) for b in branches]
@@ -150,7 +154,8 @@ class _Estimator:
         if types is None:
             types = self._implied_types(schema)
         if not types:
-            all_of = [b for b in (schema.get("allOf") or []) if isinstance(b, dict)]
+            raw_all_of = schema.get("allOf")
+            all_of = [b for b in raw_all_of if isinstance(b, dict)] if isinstance(raw_all_of, list) else []
             if all_of:
                 maybe = [self._maybe(b, pointer, depth) for b in all_of]
                 bounded = [s for s in maybe if s is not None]
