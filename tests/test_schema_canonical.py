@@ -1,0 +1,55 @@
+"""Canonical serialisation and the member-order search."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_schema_support import Checker
+from toolchain.schema.canonical import dumps, json_equal, number_text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1, "1"),
+        (1.0, "1"),
+        (-0.0, "0"),
+        (1e20, "100000000000000000000"),
+        (0.5, "0.5"),
+        (1e-05, "1e-05"),
+        ({"a": [1, "é\n"]}, '{"a":[1,"é\\n"]}'),
+    ],
+)
+def test_dumps(value: object, text: str) -> None:
+    assert dumps(value) == text
+
+
+def test_draft4_keeps_integral_floats_apart() -> None:
+    assert number_text(12.0, draft4=True) == "12.0"
+    assert number_text(12, draft4=True) == "12"
+
+
+def test_non_finite_numbers_have_no_text() -> None:
+    with pytest.raises(ValueError):
+        dumps(float("nan"))
+
+
+def test_json_equal() -> None:
+    assert json_equal(1, 1.0)
+    assert not json_equal(True, 1)
+    assert json_equal({"a": [1]}, {"a": [1.0]})
+    assert not json_equal([1, 2], [2, 1])
+
+
+def test_member_order_search_finds_the_grammar_order() -> None:
+    check = Checker(
+        {"properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a", "b"]}
+    )
+    assert check({"b": "x", "a": 1})  # the instance's own order is not the schema's
+    assert not check({"b": 1, "a": 1})
+
+
+def test_lone_surrogate_has_no_canonical_text() -> None:
+    check = Checker({"type": "string"})
+    with pytest.raises(UnicodeEncodeError):
+        check("\ud800")

@@ -1,0 +1,30 @@
+"""JSON Schema → grammar: load, resolve ``$ref``, compile keyword by keyword, report exactness.
+
+``compile_schema(schema)`` returns a :class:`CompiledSchema` whose grammar accepts the canonical
+text (:mod:`toolchain.schema.canonical`) of every instance the schema accepts — never less — and
+whose report says, per keyword occurrence, whether the grammar enforces it exactly.
+"""
+
+from toolchain.schema.api import CompiledSchema, compile_schema
+from toolchain.schema.compiler.options import CompileOptions
+from toolchain.schema.errors import (
+    SchemaCompileError,
+    SchemaLoadError,
+    UnsatisfiableSchema,
+    UnsupportedSchema,
+)
+from toolchain.schema.load import load_schema
+from toolchain.schema.report import CompileReport, ReportEntry
+
+__all__ = [
+    "CompileOptions",
+    "CompileReport",
+    "CompiledSchema",
+    "ReportEntry",
+    "SchemaCompileError",
+    "SchemaLoadError",
+    "UnsatisfiableSchema",
+    "UnsupportedSchema",
+    "compile_schema",
+    "load_schema",
+]

@@ -1,0 +1,53 @@
+"""Typed schema errors: each says where (file:line:col or JSON Pointer) and what, in one line."""
+
+from __future__ import annotations
+
+
+class SchemaError(Exception):
+    """Base class for schema problems; ``hint`` says what to do about it."""
+
+    hint: str = ""
+
+    def one_line(self) -> str:
+        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
+
+
+class SchemaLoadError(SchemaError):
+    """A schema file that cannot be read or is not valid JSON; points at file:line:column."""
+
+    def __init__(self, path: str, message: str, *, line: int = 0, column: int = 0) -> None:
+        self.path = path
+        self.message = message
+        self.line = line
+        self.column = column
+        where = f"{path}:{line}:{column}" if line else path
+        self.hint = "fix the JSON syntax at that position" if line else ""
+        super().__init__(f"{where}: {message}")
+
+
+class SchemaCompileError(SchemaError):
+    """The schema cannot be compiled: it is unsatisfiable, or uses something we refuse.
+
+    ``keyword`` is the keyword at fault (the last pointer segment when it names one); the
+    conformance runner groups refusals by it.
+    """
+
+    def __init__(self, pointer: str, reason: str, *, keyword: str = "", hint: str = "") -> None:
+        self.pointer = pointer
+        self.reason = reason
+        self.keyword = keyword or _last_segment(pointer)
+        self.hint = hint
+        super().__init__(f"{pointer or '/'}: {reason}")
+
+
+class UnsatisfiableSchema(SchemaCompileError):
+    """No JSON value satisfies the schema (a grammar for it would accept nothing)."""
+
+
+class UnsupportedSchema(SchemaCompileError):
+    """The schema uses something the compiler refuses (unresolvable $ref, unknown dialect, …)."""
+
+
+def _last_segment(pointer: str) -> str:
+    seg = pointer.rsplit("/", 1)[-1] if "/" in pointer else ""
+    return seg.replace("~1", "/").replace("~0", "~")
