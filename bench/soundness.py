@@ -15,6 +15,7 @@ import json
 import random
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,13 @@ def run(walks: int, budget: int, seed: int = 0) -> dict[str, Any]:
         if not walk.accepting:
             failures.append(f"{name}: ended without accepting: {walk.output[:80]!r}")
             continue
-        value = json.loads(walk.output)
+        # JSON numbers are exact decimals; parsing them as floats would turn 5e-2087 into 0 and
+        # make the validator disagree with the schema's mathematics, so validate Decimals.
+        try:
+            value = json.loads(walk.output, parse_float=Decimal)
+        except ArithmeticError:  # an exponent beyond even Decimal's range: the validator can't parse
+            counts["validator_crashes"] += 1
+            continue
         try:
             valid = validator.is_valid(value)
         except Exception as exc:  # noqa: BLE001 - e.g. isoduration overflows on huge durations

@@ -7,6 +7,7 @@ Truncated output (``finish_reason == "length"``) is reported as such and never p
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 
@@ -17,7 +18,12 @@ def validate_output(text: str, schema: Any, finish_reason: str) -> dict[str, Any
     if finish_reason == "length":
         return {"parsed": False, "valid": False, "errors": ["truncated: finish_reason=length"]}
     try:
-        value = json.loads(text)
+        # exact decimals, as JSON Schema compares numbers mathematically (floats would round
+        # 1e-400 to 0 and 0.1 + 0.2 style fractions to neighbours)
+        try:
+            value = json.loads(text, parse_float=Decimal)
+        except ArithmeticError:  # an exponent beyond Decimal's range: floats are the best we have
+            value = json.loads(text)
     except ValueError as exc:
         return {"parsed": False, "valid": False, "errors": [f"not JSON: {exc}"]}
     cls = jsonschema.validators.validator_for(schema)
