@@ -28,8 +28,9 @@ def validate_output(text: str, schema: Any, finish_reason: str) -> dict[str, Any
         return {"parsed": False, "valid": False, "errors": [f"not JSON: {exc}"]}
     cls = jsonschema.validators.validator_for(schema)
     validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
-    errors = [
-        f"{'/' + '/'.join(str(p) for p in e.absolute_path)}: {e.message}"
-        for e in validator.iter_errors(value)
-    ]
+    try:
+        found = list(validator.iter_errors(value))
+    except TypeError:  # Decimal against a float keyword (e.g. multipleOf 0.01): validate floats
+        found = list(validator.iter_errors(json.loads(text)))
+    errors = [f"{'/' + '/'.join(str(p) for p in e.absolute_path)}: {e.message}" for e in found]
     return {"parsed": True, "valid": not errors, "errors": errors}
