@@ -35,8 +35,10 @@ json_values = st.recursive(
     | st.integers(-(10**30), 10**30)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(st.characters(codec="utf-8")),
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=8), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=8), inner, max_size=5)
+    ),
     max_leaves=40,
 )
 
@@ -91,7 +93,7 @@ def test_mutated_documents_that_json_rejects_are_rejected(value: object, data: s
 
 
 def test_every_escape_and_astral_characters() -> None:
-    doc = json.dumps(["\"\\/\b\f\n\r\t\u0000\u001f", "\u00e9\u4e2d\U0001f600", "\ud834\udd1e"])
+    doc = json.dumps(['"\\/\b\f\n\r\t\u0000\u001f', "\u00e9\u4e2d\U0001f600", "\ud834\udd1e"])
     rec = Recognizer(JSON)
     rec.feed(doc.encode("utf-8", "surrogatepass"))
     assert rec.is_accepting()
@@ -212,13 +214,15 @@ def _class() -> st.SearchStrategy[Expr]:
 
 regular = st.recursive(
     st.builds(literal, st.text(chars, max_size=3)) | _class(),
-    lambda inner: st.builds(lambda xs: seq(*xs), st.lists(inner, min_size=2, max_size=3))
-    | st.builds(lambda xs: alt(*xs), st.lists(inner, min_size=2, max_size=3))
-    | st.builds(
-        lambda x, lo, extra: repeat(x, lo, None if extra < 0 else lo + extra),
-        inner,
-        st.integers(0, 2),
-        st.integers(-1, 2),
+    lambda inner: (
+        st.builds(lambda xs: seq(*xs), st.lists(inner, min_size=2, max_size=3))
+        | st.builds(lambda xs: alt(*xs), st.lists(inner, min_size=2, max_size=3))
+        | st.builds(
+            lambda x, lo, extra: repeat(x, lo, None if extra < 0 else lo + extra),
+            inner,
+            st.integers(0, 2),
+            st.integers(-1, 2),
+        )
     ),
     max_leaves=6,
 )

@@ -53,3 +53,20 @@ def test_lone_surrogate_has_no_canonical_text() -> None:
     check = Checker({"type": "string"})
     with pytest.raises(UnicodeEncodeError):
         check("\ud800")
+
+
+def test_member_order_search_stays_polynomial() -> None:
+    # "title" must come first (declared); the big free-form member tempts the search to retry
+    # every order of its 25 keys when a later member does not fit.
+    schema = {"properties": {"title": {"type": "string"}, "n": {"type": "integer"}}}
+    check = Checker(schema)
+    nested = {f"k{i}": {"x": i, "y": [i]} for i in range(25)}
+    assert check({"extra": nested, "n": 1, "title": "t"})
+    assert not check({"extra": nested, "n": "1", "title": "t"})
+
+
+def test_key_order_follows_the_compiled_member_orders() -> None:
+    from toolchain.schema.canonical import KeyOrder
+
+    order = KeyOrder([("b", "a", "c"), ("z", "a")])
+    assert order.order(["a", "c", "b", "q"]) == ["b", "a", "c", "q"]

@@ -12,8 +12,7 @@ code_points = st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFF
 
 def _matches(seqs: list[tuple[tuple[int, int], ...]], data: bytes) -> bool:
     return any(
-        len(s) == len(data) and all(lo <= b <= hi for b, (lo, hi) in zip(data, s, strict=True))
-        for s in seqs
+        len(s) == len(data) and all(lo <= b <= hi for b, (lo, hi) in zip(data, s, strict=True)) for s in seqs
     )
 
 

@@ -22,6 +22,8 @@ class CompiledSchema:
     compile_ms: float
     rule_pointers: dict[str, str] = field(default_factory=dict)
     registry: SchemaRegistry | None = field(default=None, repr=False)
+    # The declared member order of each object grammar (what the member-order search follows).
+    member_orders: list[tuple[str, ...]] = field(default_factory=list, repr=False)
 
     def pointer_of(self, rules: list[str]) -> str | None:
         """The schema pointer of the innermost rule in ``rules`` that stands for a subschema."""
@@ -53,4 +55,5 @@ def compile_schema(
     compiler = Compiler(registry, options)
     grammar = compiler.compile()
     ms = (time.perf_counter() - t0) * 1000.0
-    return CompiledSchema(grammar, compiler.report, ms, dict(compiler.rule_pointers), registry)
+    orders = list(dict.fromkeys(compiler.member_orders))
+    return CompiledSchema(grammar, compiler.report, ms, dict(compiler.rule_pointers), registry, orders)

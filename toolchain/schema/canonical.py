@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 
@@ -95,35 +95,106 @@ def json_key(value: Any) -> Any:
     return ("?", repr(value))
 
 
+class KeyOrder:
+    """Guesses the grammar's member order for an instance object.
+
+    ``orders`` are the declared member orders of the object grammars a schema compiled to
+    (:attr:`toolchain.schema.CompiledSchema.member_orders`); an instance object is ordered like
+    the one that names most of its keys (the one most likely to govern it), other keys last. It
+    only orders the search of :func:`accepts` — the first try is then usually the one the grammar
+    wants; a wrong guess costs time, never the answer.
+    """
+
+    def __init__(self, orders: Iterable[Sequence[str]]) -> None:
+        self._where: dict[str, list[tuple[int, int]]] = {}  # key → (order no., position)
+        for n, names in enumerate(dict.fromkeys(tuple(o) for o in orders)):
+            for pos, key in enumerate(names):
+                self._where.setdefault(key, []).append((n, pos))
+
+    def order(self, keys: list[str]) -> list[str]:
+        votes: dict[int, int] = {}
+        for k in keys:
+            for n, _ in self._where.get(k, ()):
+                votes[n] = votes.get(n, 0) + 1
+        if not votes:
+            return keys
+        best = max(votes, key=lambda n: (votes[n], -n))
+        pos = {k: p for k in keys for n, p in self._where.get(k, ()) if n == best}
+        return sorted(keys, key=lambda k: (k not in pos, pos.get(k, 0)))
+
+
 class SearchBudgetExceeded(Exception):
     """The member-order search ran out of steps (the instance is then counted as not accepted)."""
 
 
+class _AlternativesExhausted(Exception):
+    """A value's search for further end states ran out of its own allowance."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+# Feeds a structured value may spend looking for *another* end state once it has found one.
+# Other member orders matter only when they leave the parser in a different state (anyOf
+# branches ordering the same keys differently); searching them exhaustively is exponential.
+ALTERNATIVES_BUDGET = 2000
+
+
 class _Search:
-    def __init__(self, cursor: Cursor, budget: int, draft4: bool) -> None:
+    def __init__(self, cursor: Cursor, budget: int, draft4: bool, key_order: KeyOrder | None) -> None:
         self.cursor = cursor
         self.budget = budget
         self.draft4 = draft4
+        self.key_order = key_order
+        self.limits: list[int] = []  # the budget must stay above each (see value())
 
     def feed(self, data: str) -> bool:
         self.budget -= 1
         if self.budget < 0:
             raise SearchBudgetExceeded
+        if self.limits and self.budget < max(self.limits):
+            raise _AlternativesExhausted(max(self.limits))
         return self.cursor.try_feed(data.encode("utf-8"))
 
     def value(self, v: Any) -> Iterator[None]:
-        """Yield once per way of feeding ``v``; the cursor is restored after each resumption."""
-        if isinstance(v, dict):
-            yield from self.obj(v)
-        elif isinstance(v, list):
-            yield from self.arr(v)
-        else:
+        """Yield once per parser state that feeding ``v`` can end in; the cursor is restored after
+        each resumption. Two member orders that end in the same state are one: what follows
+        cannot tell them apart. After the first end state, further ones are searched within
+        :data:`ALTERNATIVES_BUDGET` feeds."""
+        if not isinstance(v, dict | list):
             snap = self.cursor.snapshot()
             if self.feed(dumps(v, self.draft4)):
                 yield
                 self.cursor.restore(snap)
+            return
+        ends: set[Any] = set()
+        gen = self.obj(v) if isinstance(v, dict) else self.arr(v)
+        limit: int | None = None
+        try:
+            while True:
+                if limit is not None:
+                    self.limits.append(limit)
+                try:
+                    next(gen)
+                except StopIteration:
+                    return
+                finally:
+                    if limit is not None:
+                        self.limits.remove(limit)
+                end = getattr(self.cursor.snapshot(), "config", None)
+                if end is not None and end in ends:
+                    continue
+                if end is not None:
+                    ends.add(end)
+                yield
+                limit = self.budget - ALTERNATIVES_BUDGET
+        except _AlternativesExhausted as exc:
+            if exc.limit != limit:
+                raise
+            gen.close()  # its cursor restores are moot: the caller restores its own snapshot
 
-    def arr(self, items: list[Any]) -> Iterator[None]:
+    def arr(self, items: list[Any]) -> Generator[None, None, None]:
         snap = self.cursor.snapshot()
         if not self.feed("["):
             return
@@ -144,18 +215,24 @@ class _Search:
             yield from self._elements(items, i + 1)
         self.cursor.restore(snap)
 
-    def obj(self, members: dict[str, Any]) -> Iterator[None]:
+    def obj(self, members: dict[str, Any]) -> Generator[None, None, None]:
         snap = self.cursor.snapshot()
         if not self.feed("{"):
             return
         # Search states (parser configuration, members left) already explored without success:
         # without this, one member the grammar rejects makes the search try every order.
         dead: set[tuple[Any, frozenset[str]]] = set()
-        yield from self._members(members, list(members), True, dead)
+        # Keys in the schema's order first: the grammar's order, so the first try usually fits.
+        order = self.key_order.order(list(members)) if self.key_order else list(members)
+        yield from self._members(members, order, True, dead)
         self.cursor.restore(snap)
 
     def _members(
-        self, members: dict[str, Any], remaining: list[str], first: bool, dead: set[tuple[Any, frozenset[str]]]
+        self,
+        members: dict[str, Any],
+        remaining: list[str],
+        first: bool,
+        dead: set[tuple[Any, frozenset[str]]],
     ) -> Iterator[None]:
         state = (getattr(self.cursor.snapshot(), "config", None), frozenset(remaining))
         if state[0] is not None and state in dead:
@@ -165,7 +242,11 @@ class _Search:
             dead.add(state)
 
     def _members_from(
-        self, members: dict[str, Any], remaining: list[str], first: bool, dead: set[tuple[Any, frozenset[str]]]
+        self,
+        members: dict[str, Any],
+        remaining: list[str],
+        first: bool,
+        dead: set[tuple[Any, frozenset[str]]],
     ) -> Iterator[None]:
         if not remaining:
             snap = self.cursor.snapshot()
@@ -173,22 +254,76 @@ class _Search:
                 yield
                 self.cursor.restore(snap)
             return
+        snap = self.cursor.snapshot()
+        here = getattr(snap, "config", None)
+        # Each member that can come next, with its first end state; further end states (other
+        # orders inside its value) are fetched only when needed. Snapshots are absolute, so an end
+        # can be revisited later without feeding the value again.
+        cands: list[tuple[str, Iterator[None], list[Any]]] = []
+        stuck = False
         for key in remaining:
-            snap = self.cursor.snapshot()
             prefix = ("" if first else ",") + json.dumps(key, ensure_ascii=False) + ":"
             if self.feed(prefix):
-                rest = [k for k in remaining if k != key]
-                for _ in self.value(members[key]):
-                    yield from self._members(members, rest, False, dead)
+                gen = self.value(members[key])
+                if next(gen, _DONE) is _DONE:
+                    stuck = True
+                else:
+                    cands.append((key, gen, [self.cursor.snapshot()]))
+            else:
+                stuck = True
             self.cursor.restore(snap)
+        if stuck and here is not None and cands and self._loops_only(here, cands):
+            # Some member fits nowhere here, and every member that fits leads back to this very
+            # state (the "any other member" loop): that member can never come. Without this an
+            # invalid member makes the search try every order of the others.
+            self.cursor.restore(snap)
+            return
+        for key, gen, ends in cands:
+            rest = [k for k in remaining if k != key]
+            i = 0
+            while True:
+                if i == len(ends):
+                    if next(gen, _DONE) is _DONE:
+                        break
+                    ends.append(self.cursor.snapshot())
+                self.cursor.restore(ends[i])
+                i += 1
+                yield from self._members(members, rest, False, dead)
+        self.cursor.restore(snap)
+
+    def _loops_only(self, here: Any, cands: list[tuple[str, Iterator[None], list[Any]]]) -> bool:
+        """Every end state of every candidate (all of them fetched) is ``here``."""
+        if any(getattr(ends[0], "config", None) != here for _, _, ends in cands):
+            return False
+        for _, gen, ends in cands:
+            while next(gen, _DONE) is not _DONE:
+                ends.append(self.cursor.snapshot())
+                if getattr(ends[-1], "config", None) != here:
+                    return False
+        return True
 
 
-def accepts(cursor: Cursor, instance: Any, budget: int = 100_000, *, draft4: bool = False) -> bool:
+_DONE = object()
+
+
+def accepts(
+    cursor: Cursor,
+    instance: Any,
+    budget: int = 100_000,
+    *,
+    draft4: bool = False,
+    key_order: KeyOrder | None = None,
+) -> bool:
     """True when the recognizer accepts a canonical text of ``instance`` (some member order).
 
     Raises :class:`SearchBudgetExceeded` after ``budget`` feeds, ``ValueError``/``TypeError`` when
-    the instance has no JSON text. The cursor is left as it was.
+    the instance has no JSON text. The cursor is left as it was. ``key_order``
+    only orders the search; it never changes the answer.
     """
     dumps(instance, draft4)  # raises early for values with no JSON text
-    search = _Search(cursor, budget, draft4)
-    return any(cursor.is_accepting() for _ in search.value(instance))
+    search = _Search(cursor, budget, draft4, key_order)
+    snap = cursor.snapshot()
+    try:
+        return any(cursor.is_accepting() for _ in search.value(instance))
+    finally:
+        cursor.restore(snap)

@@ -76,7 +76,10 @@ class Compiler:
         self._base_validators: dict[int, Any] = {}
         self._synthetic: dict[Any, Loc] = {}
         self.distributions = 0
-        self.key_rules: dict[tuple[str, ...], Ref] = {}  # "any key but these names" rules, shared
+        self.key_rules: dict[tuple[str, ...], Ref] = {}  # key grammars, shared by name set / pattern
+        self.member_orders: list[
+            tuple[str, ...]
+        ] = []  # declared members of each object grammar  # "any key but these names" rules, shared
         self.deadline = time.monotonic() + options.timeout_s if options.timeout_s else None
 
     # -- entry --------------------------------------------------------------------------------

@@ -129,23 +129,37 @@ class _Objects:
                     )
                 if op.additional is not None:
                     c.note(op.additional_ptr, "approximated", "combined with patternProperties as a superset")
-        return alt(*alts) if alts else None
+        if not alts:
+            return None
+        # One rule for "another member": the object body repeats it (up to maxProperties times,
+        # unrolled by the recognizer), so it must be a call, not a copy.
+        return c.helper_rule(alt(*alts), f"{self.hint}/other")
 
     def pattern_key(self, pattern: str, ptr: str, declared: list[str]) -> tuple[Expr, bool]:
         from toolchain.schema.compiler.strings import _content_of_pattern
 
         content = _content_of_pattern(self.c, pattern, ptr)
-        if content is None:
-            return Ref("string"), False
-        overlap = [n for n in declared if _search(pattern, n) is not False]
+        regex_exact = content is not None and self.c.report.is_exact(ptr)
+        # A widened regex may admit any declared name (and keys additionalProperties governs).
+        overlap = [n for n in declared if not regex_exact or _search(pattern, n) is not False]
         for n in overlap:
             self.c.note(
                 _member_pointer(self.col, n, self.hint),
                 "approximated",
                 f"the name also matches patternProperties {pattern!r}: it may appear with only that schema",
             )
-        exact = not overlap
-        return seq(QUOTE, self.c.encoder.encode(content), QUOTE), exact
+            if n in self.col.forbidden:
+                self.c.note(self.col.forbidden[n], "approximated", f"{n!r} may still appear as a pattern key")
+        for _, names_ptr in self.col.property_names:
+            self.c.note(names_ptr, "approximated", "not applied to keys admitted by patternProperties")
+        exact = regex_exact and not overlap
+        if content is None:
+            return Ref("string"), False
+        rule = self.c.key_rules.get(("pattern", pattern))
+        if rule is None:
+            rule = self.c.helper_rule(seq(QUOTE, self.c.encoder.encode(content), QUOTE), f"{self.hint}/key")
+            self.c.key_rules[("pattern", pattern)] = rule
+        return rule, exact
 
     def free_key(self, declared: list[str]) -> Expr:
         """Keys other than the declared names (restricted by propertyNames where exact)."""
@@ -167,6 +181,16 @@ class _Objects:
                 c.note(ptr, "approximated", "a declared name also satisfies propertyNames")
             return key
         if not declared:
+            return Ref("string")
+        if sum(len(n) for n in declared) > _MAX_EXCLUDED_CHARS:
+            # The exclusion trie would dwarf the rest of the grammar: accept any key and say so.
+            for op in self.col.objects:
+                if op.properties:
+                    c.note(
+                        op.part.pointer("properties"),
+                        "approximated",
+                        "too many names to exclude from other keys",
+                    )
             return Ref("string")
         words = tuple(sorted(set(declared)))
         rule = c.key_rules.get(words)
@@ -218,6 +242,7 @@ def object_expr(c: Compiler, col: Collector, hint: str) -> Expr:
                 continue
         if required:
             raise TypeUnsat(f"required property {name!r} cannot be present: {why}")
+    c.member_orders.append(tuple(names))
     other = ob.other_members(names)
     n_req = sum(1 for _, r in members if r)
     n_opt = len(members) - n_req
@@ -259,6 +284,7 @@ def _member_pointer(col: Collector, name: str, hint: str) -> str:
 
 
 _INLINE_OPTIONAL = 8
+_MAX_EXCLUDED_CHARS = 4000
 
 
 def _body(

@@ -155,12 +155,20 @@ def _node(c: Compiler, node: dict[str, object]) -> Expr:
         assert isinstance(child, dict)
         text = Literal(ch) if ch not in _SPECIAL else c.encoder.encode(literal(ch))
         options.append(Seq((text, _node(c, child))))
-    if _SPECIAL.isdisjoint(kids):
-        raw = char_class(
-            [(0, 0x1F), (0x22, 0x22), (0x5C, 0x5C), *((ord(ch), ord(ch)) for ch in kids)], negated=True
-        )
-        leave: Expr = alt(raw, Ref("esc")) if kids else Ref("char")
-    else:
-        leave = c.encoder.encode_class(char_class(((ord(ch), ord(ch)) for ch in kids), negated=True))
-    options.append(Seq((leave, Ref("chars"))))
+    options.append(_leave(c, tuple(kids)))
     return Alt(tuple(options)) if len(options) > 1 else options[0]
+
+
+def _leave(c: Compiler, kids: tuple[str, ...]) -> Expr:
+    """A character other than ``kids``, then anything: one shared rule per set of kids (a big
+    trie repeats the same few sets, and a near-complete class is many UTF-8 byte ranges)."""
+    key = ("leave", *kids)
+    rule = c.key_rules.get(key)
+    if rule is None:
+        if _SPECIAL.isdisjoint(kids):
+            excluded = [(0, 0x1F), (0x22, 0x22), (0x5C, 0x5C), *((ord(ch), ord(ch)) for ch in kids)]
+            first: Expr = alt(char_class(excluded, negated=True), Ref("esc")) if kids else Ref("char")
+        else:
+            first = c.encoder.encode_class(char_class(((ord(ch), ord(ch)) for ch in kids), negated=True))
+        rule = c.key_rules[key] = c.helper_rule(seq(first, Ref("chars")), "/other-than")
+    return rule

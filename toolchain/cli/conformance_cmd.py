@@ -1,0 +1,95 @@
+"""`gramwright conformance`: the schema compiler measured on a test suite or a schema corpus."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from toolchain.cli import common
+
+HELP = """Compile every schema under PATH and check each test instance with the recognizer.
+
+PATH is a JSON-Schema-Test-Suite draft folder (core files; --optional adds optional/) or a
+JSONSchemaBench split folder (files with "schema" and "tests"), or one such file.
+
+Each case is: pass, false_negative (valid instance rejected), false_positive_reported (invalid
+instance accepted, and the compile report names an approximated/discarded keyword on its path),
+false_positive_silent (accepted with nothing reported), refused (compile error with a reason) or
+error (crash or timeout). Exit 1 when any case is false_negative, false_positive_silent or error.
+
+Examples:
+
+  gramwright conformance ../shared/data/json-schema-test-suite/tests/draft2020-12
+
+  gramwright conformance ../shared/data/jsonschemabench/Github_easy --json --details cases.jsonl
+"""
+
+_ORDER = ("pass", "false_negative", "false_positive_reported", "false_positive_silent", "refused", "error")
+
+
+def render_human(summary: dict[str, Any]) -> str:
+    lines = [f"schemas {summary['schemas']}  cases {summary['cases']}"]
+    width = max(len(k) for k in _ORDER)
+    for key in _ORDER:
+        lines.append(f"  {key:<{width}}  {summary[key]:>6}")
+    lines.append(
+        f"compiled {summary['schemas_compiled']}/{summary['schemas']} schemas"
+        f" (refused {summary['schemas_refused']}, errors {summary['schemas_error']});"
+        f" compile ms p50 {summary['compile_ms']['p50']} p90 {summary['compile_ms']['p90']}"
+        f" p99 {summary['compile_ms']['p99']} max {summary['compile_ms']['max']}"
+    )
+    if summary["refused_by_keyword"]:
+        parts = [f"{k} {n}" for k, n in summary["refused_by_keyword"].items()]
+        lines.append("refused by keyword: " + ", ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("conformance", help=HELP)
+    def conformance_cmd(
+        path: Path = typer.Argument(
+            ..., help="A test-suite draft folder, a JSONSchemaBench split, or a file."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        details: Path | None = typer.Option(None, "--details", help="Write one JSON line per case here."),
+        optional: bool = typer.Option(False, "--optional", help="Include the suite's optional/ files."),
+        timeout: float = typer.Option(10.0, "--timeout", help="Seconds per schema compile / per case."),
+    ) -> None:
+        from toolchain.schema.conformance import run_conformance
+
+        if not path.exists():
+            common.fail(f"{path}: no such file or directory")
+        with common.user_errors():
+            progress = _progress() if sys.stderr.isatty() else None
+            result = run_conformance(path, optional=optional, timeout_s=timeout, progress=progress)
+            summary = result.summary()
+            if details is not None:
+                lines = []
+                for g in result.groups:
+                    for case in g.cases:
+                        row = {
+                            "id": case.id,
+                            "schema": g.id,
+                            "category": case.category,
+                            "detail": case.detail,
+                        }
+                        lines.append(json.dumps(row, ensure_ascii=False))
+                common.write_output("\n".join(lines) + ("\n" if lines else ""), details)
+        sys.stdout.write(common.dump_json(summary) if as_json else render_human(summary))
+        bad = summary["false_negative"] + summary["false_positive_silent"] + summary["error"]
+        raise typer.Exit(common.EXIT_FINDINGS if bad else common.EXIT_OK)
+
+
+def _progress() -> Any:
+    def show(done: int, total: int) -> None:
+        if done == total or done % 25 == 0:
+            sys.stderr.write(f"\r{done}/{total} schemas")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    return show
