@@ -9,14 +9,23 @@ fail the run as "unused", like any syrupy snapshot.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 
 import pytest
+from hypothesis import settings
 from syrupy.assertion import SnapshotAssertion
 from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
 from syrupy.types import SerializableData, SnapshotIndex
+
+# CI runs hypothesis deterministically (same examples every run, no per-example deadline on the
+# shared 2-core machine), so a red CI always means a change broke something, never a lucky draw;
+# local runs keep exploring new examples.
+settings.register_profile("ci", derandomize=True, deadline=None, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 SNAPSHOT_ROOT = Path(__file__).resolve().parent.parent / "snapshots"
 # First line of every file, a GBNF comment naming the test that owns it. syrupy decides which

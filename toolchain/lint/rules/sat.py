@@ -67,7 +67,10 @@ def _objects(node: Node) -> Iterator[Finding]:
     props: dict[str, Any] = obj["properties"] if isinstance(obj.get("properties"), dict) else {}
     required = list(dict.fromkeys(required_names(obj)))
     closed = obj.get("additionalProperties") is False
-    patterns = [p for p in (obj.get("patternProperties") or {}) if isinstance(p, str) and not regex_error(p)]
+    raw_patterns = obj.get("patternProperties")
+    # a malformed (non-object) patternProperties is meta/invalid-schema's finding, not a crash here
+    pattern_keys = raw_patterns if isinstance(raw_patterns, dict) else {}
+    patterns = [p for p in pattern_keys if isinstance(p, str) and not regex_error(p)]
     for name in required:
         sub = props.get(name)
         if sub is False:

@@ -37,7 +37,8 @@ def string_unbounded(node: Node, ctx: LintContext) -> Iterator[Finding]:
         return
     if any(k in obj for k in ("maxLength", "enum", "const", "$ref")):
         return
-    if obj.get("format") in FORMAT_MAX_BYTES or _bounded_pattern(obj.get("pattern")):
+    fmt = obj.get("format")
+    if (isinstance(fmt, str) and fmt in FORMAT_MAX_BYTES) or _bounded_pattern(obj.get("pattern")):
         return
     yield Finding(node.pointer, "string without `maxLength`", "add `maxLength` (or an `enum`/`const`)")
 
