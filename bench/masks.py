@@ -71,7 +71,10 @@ class Ours:
     name = "ours"
 
     def __init__(self, vocab: Any) -> None:
+        from toolchain.engine.masks import vocabulary_trie
+
         self.vocab = vocab
+        vocabulary_trie(vocab)  # per-tokenizer preparation, as the peers' tokenizer objects do
 
     def compile(self, schema: Any) -> Any:
         from toolchain.engine.matcher import GrammarEngine
@@ -161,11 +164,13 @@ class RecordingCursor:
         return ok
 
     def snapshot(self) -> Any:
-        return (self.rec.snapshot(), len(self.buffer))
+        # the bytes themselves, not a length: the search may restore a snapshot taken further
+        # along than the current position (it revisits the end states of a value)
+        return (self.rec.snapshot(), bytes(self.buffer))
 
     def restore(self, snap: Any) -> None:
         self.rec.restore(snap[0])
-        del self.buffer[snap[1] :]
+        self.buffer[:] = snap[1]
 
     def is_accepting(self) -> bool:
         ok = bool(self.rec.is_accepting())
@@ -185,7 +190,14 @@ def accepted_text(engine: Any, instance: Any) -> str | None:
             return None
     except Exception:  # noqa: BLE001 - an instance with no JSON text or too many orders is skipped
         return None
-    return cursor.found.decode() if cursor.found is not None else None
+    if cursor.found is None:
+        return None
+    text = cursor.found.decode()
+    # guard the recording itself: the text must be the instance and accepted from the start
+    check = Recognizer(engine.compiled)
+    if json.loads(text) != instance or not check.try_feed(cursor.found) or not check.is_accepting():
+        raise AssertionError(f"recorded text is not an accepted serialisation: {text[:80]!r}")
+    return text
 
 
 def main() -> None:

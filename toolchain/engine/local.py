@@ -16,6 +16,8 @@ Transitions are encoded as ``(next + 1) * 2 + returned`` so that one int32 table
 
 from __future__ import annotations
 
+import itertools
+
 from toolchain.recognizer.compiled import Chain, CompiledGrammar
 
 
@@ -28,6 +30,7 @@ class LocalAutomaton:
         self.trans: list[dict[int, int]] = []
         self._ids: dict[frozenset[Chain], int] = {}
         self._first: dict[int, frozenset[int]] = {}
+        self._full: dict[int, bool] = {}
 
     def intern(self, chains: frozenset[Chain]) -> int:
         lid = self._ids.get(chains)
@@ -67,6 +70,28 @@ class LocalAutomaton:
         code = (nxt + 1) * 2 + int(returned)
         self.trans[lid][byte] = code
         return code
+
+    def row(self, lid: int) -> dict[int, int]:
+        """Every byte's transition from ``lid`` (bytes not listed are dead): one ``step`` per
+        class of bytes that every top rule state treats alike, not one per byte."""
+        known = self.trans[lid]
+        if self._full.get(lid):
+            return known
+        cuts = {0, 256}
+        for chain in self.chains[lid]:
+            for lo, hi in self.cg.state_byte_ranges(chain[0]):
+                cuts.add(lo)
+                cuts.add(hi + 1)
+        bounds = sorted(cuts)
+        allowed = self.first_bytes(lid)
+        for lo, hi in itertools.pairwise(bounds):
+            if lo not in allowed:
+                continue
+            code = self.step(lid, lo)
+            for b in range(lo + 1, hi):
+                known[b] = code
+        self._full[lid] = True
+        return known
 
     def first_bytes(self, lid: int) -> frozenset[int]:
         got = self._first.get(lid)

@@ -8,12 +8,23 @@ Per configuration, the mask is the union over its live stacks (frames) of
 * its **pending tokens** (those that return below the local key with bytes left), checked against
   the real stack by a walk of their remainders' trie from the return configuration.
 
+Local keys are as coarse as exactness allows, because a cold key costs a walk of the vocabulary:
+
+* the top frames are named up to the longest token (``horizon``): the copies of an unrolled
+  ``char{0,1024}`` that are more than a token away from either end are one key;
+* near the end of such a repetition the mask is computed per band of token lengths, each band
+  keyed at its own horizon, so short tokens still share and only long ones see the end;
+* a key whose rule states have content signatures (``CompiledGrammar.state_signature``) means
+  the same in every grammar: its mask is shared by every engine on the vocabulary (a string
+  body is walked once per process, not once per schema).
+
 Results are cached per configuration id (exact for every request that reaches it) and local masks
-per key (shared by every context). Special tokens never appear; EOS is the matcher's business.
+per key. Special tokens never appear; EOS is the matcher's business.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +42,12 @@ UNKNOWN = -1
 TRIE_MAX_FIRST_BYTES = 16
 # Below this many surviving tokens the numpy walk hands over to per-token dict lookups.
 VECTOR_TAIL = 256
-DEFAULT_DEPTH = 3  # measured on json.gbnf replays: 1 → 7.7 ms mean, 2 → 2.1, 3 → 0.5, 4 → 0.8, 6 → 1.5
+DEFAULT_DEPTH = 1  # measured on json.gbnf replays: 1 → 7.7 ms mean, 2 → 2.1, 3 → 0.5, 4 → 0.8, 6 → 1.5
+
+# Token length bands (bytes): near the end of ``x{0,n}`` a band's mask depends only on whether
+# the end is within its upper bound, so short-token bands are shared by most copies.
+BAND_UPPERS = (2, 4, 6, 8, 11, 16)
+SHARED_MAX = 4096  # local masks kept per vocabulary for sharing between grammars
 
 IntArray = npt.NDArray[np.int32]
 
@@ -56,14 +72,25 @@ class MaskComputer:
         self.cg = compiled
         self.vocab = vocab
         self.depth = depth
+        self.horizon = int(vocab.lengths.max()) if vocab.size else 0
+        # token length bands (upper bounds, bytes) for masks near the end of a repetition
+        self.band_uppers = [u for u in BAND_UPPERS if u < self.horizon] + [self.horizon]
         self.local = LocalAutomaton(compiled)
         self.cache: dict[int, IntArray] = {}
-        self.local_masks: dict[tuple[Chain, bool], LocalMask] = {}
+        self.local_masks: dict[Hashable, LocalMask] = {}
+        # masks of grammar-independent keys, shared by every engine on this vocabulary
+        self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
         self._table: npt.NDArray[np.int32] = np.full((64, 256), UNKNOWN, dtype=np.int32)
         self._ids: IntArray = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
+        lower = 0
+        self._band_ids: list[IntArray] = []
+        for upper in self.band_uppers:
+            in_band = (vocab.lengths[self._ids] > lower) & (vocab.lengths[self._ids] <= upper)
+            self._band_ids.append(self._ids[in_band])
+            lower = upper
         self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
         self._return_configs: dict[int, int] = {}
         self._trie: TokenTrie | None = None
@@ -94,11 +121,20 @@ class MaskComputer:
         self.misses += 1
         parts: list[IntArray] = []
         for frame in self.cg.config_frames[config]:
-            key, chain, parent = self._frame_key(frame)
-            local = self._local_mask(key, chain)
-            parts.append(local.accepted)
-            if local.pending_ids.size:
-                parts.append(self._check_pending(local, parent))
+            chain, parent = self._top(frame)
+            bottom = parent == BOTTOM
+            if self._banded(chain):
+                locals_ = [
+                    self._local_mask(*self._key(chain, bottom, upper), chain, band)
+                    for band, upper in enumerate(self.band_uppers)
+                ]
+            else:
+                locals_ = [self._local_mask(*self._key(chain, bottom, self.horizon), chain, None)]
+            for local in locals_:
+                if local.accepted.size:
+                    parts.append(local.accepted)
+                if local.pending_ids.size:
+                    parts.append(self._check_pending(local, parent))
         if not parts:
             out = np.zeros(0, dtype=np.int32)
         elif len(parts) == 1:
@@ -115,17 +151,37 @@ class MaskComputer:
             bits[part] = True
         return np.flatnonzero(bits).astype(np.int32)
 
-    def _frame_key(self, frame: int) -> tuple[tuple[Chain, bool], Chain, int]:
-        """The local key of a stack (canonical ids of its top ``depth`` rule states and whether it
-        bottoms out), those rule states themselves, and the frame below them."""
+    def _top(self, frame: int) -> tuple[Chain, int]:
+        """The top rule states of a stack (``depth`` of them, not counting leaf rules such as a
+        character, which return within a few bytes) and the frame below them."""
         cg = self.cg
         states: list[int] = []
         f = frame
-        while f != BOTTOM and len(states) < self.depth:
-            states.append(cg.frame_state(f))
+        counted = 0
+        while f != BOTTOM and counted < self.depth:
+            rs = cg.frame_state(f)
+            states.append(rs)
+            counted += not cg.is_leaf(rs)
             f = cg.frame_parent(f)
-        key = tuple(cg.canonical_state(rs) for rs in states)
-        return (key, f == BOTTOM), tuple(states), f
+        return tuple(states), f
+
+    def _key(self, chain: Chain, bottom: bool, horizon: int) -> tuple[Hashable, bool]:
+        """The local key of ``chain`` for tokens of at most ``horizon`` bytes, and whether it means
+        the same in every grammar (then its mask is shared with every engine on this vocabulary):
+        by content signature when every state has one, else by this grammar's canonical ids."""
+        cg = self.cg
+        sigs = [cg.state_signature(rs, horizon) for rs in chain]
+        if all(sig is not None for sig in sigs):
+            return (horizon, tuple(sigs), bottom), True
+        return (horizon, tuple(cg.canonical_state(rs, horizon) for rs in chain), bottom), False
+
+    def _banded(self, chain: Chain) -> bool:
+        """Whether ``chain`` sits in the last copies of an unrolled repetition (``char{0,32}``):
+        there short tokens see the same grammar as in earlier copies and only long ones see the
+        end, so the mask is computed per band of token lengths, each shared as far as it can be."""
+        cg = self.cg
+        shortest = self.band_uppers[0]
+        return any(cg.canonical_state(rs, shortest) != cg.canonical_state(rs, self.horizon) for rs in chain)
 
     def _return_config(self, parent: int) -> int:
         """The configuration right after control returns into frame ``parent``."""
@@ -148,16 +204,21 @@ class MaskComputer:
         return _trie_walk(self.cg, local.pending_trie, start)
 
     # -- per local key -----------------------------------------------------------------------
-    def _local_mask(self, key: tuple[Chain, bool], chain: Chain) -> LocalMask:
-        got = self.local_masks.get(key)
+    def _local_mask(self, key: Hashable, shared: bool, chain: Chain, band: int | None) -> LocalMask:
+        store = self.shared_masks if shared else self.local_masks
+        got = store.get(key)
         if got is None:
             self.local_misses += 1
             lid = self.local.intern(frozenset([chain]))
-            if len(self.local.first_bytes(lid)) <= TRIE_MAX_FIRST_BYTES:
+            if band is not None:
+                got = self._vector_walk(lid, self._band_ids[band])
+            elif len(self.local.first_bytes(lid)) <= TRIE_MAX_FIRST_BYTES:
                 got = self._trie_local_walk(lid)
             else:
-                got = self._vector_walk(lid)
-            self.local_masks[key] = got
+                got = self._vector_walk(lid, self._ids)
+            if shared and len(store) >= SHARED_MAX:
+                del store[next(iter(store))]  # oldest first
+            store[key] = got
         return got
 
     def _trie_local_walk(self, lid: int) -> LocalMask:
@@ -167,17 +228,14 @@ class MaskComputer:
         children = self._trie.children
         ends = self._trie.ends
         local = self.local
-        trans = local.trans
         accepted: list[int] = []
         pending: list[tuple[int, int]] = []
         stack = [(0, lid, 0)]
         while stack:
             node, cur, depth = stack.pop()
-            row = trans[cur]
+            row = local.row(cur)
             for b, child in children[node]:
-                code = row.get(b)
-                if code is None:
-                    code = local.step(cur, b)
+                code = row.get(b, 0)
                 nxt = (code >> 1) - 1
                 returned = code & 1
                 if (nxt >= 0 or returned) and ends[child]:
@@ -217,12 +275,21 @@ class MaskComputer:
         codes: IntArray = self._table.ravel()[flat]
         unknown = codes == UNKNOWN
         if unknown.any():
-            pairs = np.unique(flat[unknown])
-            computed = [self.local.step(int(p) >> 8, int(p) & 0xFF) for p in pairs]
-            self._ensure_rows()
-            self._table.ravel()[pairs] = computed
+            # fill whole rows: a row costs one step per byte class, not one per byte
+            for lid in np.unique(cur[unknown]).tolist():
+                self._fill_row(lid)
             codes = self._table.ravel()[flat]
         return codes
+
+    def _fill_row(self, lid: int) -> None:
+        row = self.local.row(lid)
+        self._ensure_rows()
+        line = np.zeros(256, dtype=np.int32)  # code 0: dead, no return
+        if row:
+            line[np.fromiter(row.keys(), dtype=np.int64, count=len(row))] = np.fromiter(
+                row.values(), dtype=np.int32, count=len(row)
+            )
+        self._table[lid] = line
 
     def _finish_in_python(
         self,
@@ -246,7 +313,7 @@ class MaskComputer:
                 b = data[i]
                 code = trans[state].get(b)
                 if code is None:
-                    code = local.step(state, b)
+                    code = local.row(state).get(b, 0)
                 state = (code >> 1) - 1
                 if code & 1:
                     if i == last:
@@ -263,13 +330,13 @@ class MaskComputer:
             pend_ids.append(np.asarray(p_ids, dtype=np.int32))
             pend_off.append(np.asarray(p_off, dtype=np.int32))
 
-    def _vector_walk(self, lid: int) -> LocalMask:
+    def _vector_walk(self, lid: int, candidates: IntArray) -> LocalMask:
         self._ensure_rows()
         first = np.zeros(256, dtype=bool)
         first[list(self.local.first_bytes(lid))] = True
         matrix = self._matrix_t
         lengths = self.vocab.lengths
-        ids = self._ids[first[matrix[0, self._ids]]]
+        ids = candidates[first[matrix[0, candidates]]]
         cur = np.full(ids.shape[0], lid, dtype=np.int32)
         accepted: list[IntArray] = []
         pend_ids: list[IntArray] = []
@@ -312,6 +379,7 @@ class MaskComputer:
 
 
 _TRIES: dict[str, TokenTrie] = {}
+_SHARED: dict[str, dict[Hashable, LocalMask]] = {}
 
 
 def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:

@@ -78,7 +78,7 @@ def reachable_rules(g: Grammar) -> list[str]:
     return [name for name in g.rules if name in seen]
 
 
-def _nullable(expr: Expr, nullable: Set[str]) -> bool:
+def expr_nullable(expr: Expr, nullable: Set[str]) -> bool:
     if isinstance(expr, Literal):
         return expr.text == ""
     if isinstance(expr, CharClass):
@@ -86,11 +86,11 @@ def _nullable(expr: Expr, nullable: Set[str]) -> bool:
     if isinstance(expr, Ref):
         return expr.name in nullable
     if isinstance(expr, Seq):
-        return all(_nullable(i, nullable) for i in expr.items)
+        return all(expr_nullable(i, nullable) for i in expr.items)
     if isinstance(expr, Alt):
-        return any(_nullable(i, nullable) for i in expr.items)
+        return any(expr_nullable(i, nullable) for i in expr.items)
     assert isinstance(expr, Repeat)
-    return expr.min == 0 or _nullable(expr.item, nullable)
+    return expr.min == 0 or expr_nullable(expr.item, nullable)
 
 
 def nullable_rules(g: Grammar) -> set[str]:
@@ -99,7 +99,7 @@ def nullable_rules(g: Grammar) -> set[str]:
     while changed:
         changed = False
         for name, body in g.rules.items():
-            if name not in nullable and _nullable(body, nullable):
+            if name not in nullable and expr_nullable(body, nullable):
                 nullable.add(name)
                 changed = True
     return nullable
@@ -112,7 +112,7 @@ def _first_refs(expr: Expr, nullable: Set[str], out: set[str]) -> None:
     elif isinstance(expr, Seq):
         for item in expr.items:
             _first_refs(item, nullable, out)
-            if not _nullable(item, nullable):
+            if not expr_nullable(item, nullable):
                 break
     elif isinstance(expr, Alt):
         for item in expr.items:

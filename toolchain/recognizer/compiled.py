@@ -38,6 +38,16 @@ Chain = tuple[int, ...]  # rule states: the top one first, then return states be
 RelClosure = tuple[tuple[Chain, ...], bool]  # chains to hang under the parent, returns into it
 
 
+# Rules reaching at most this much grammar get a content signature (see state_signature).
+SIGNATURE_MAX_RULES = 8
+SIGNATURE_MAX_STATES = 4096
+
+
+def _rule_end(nfa: Nfa, rule: int) -> int:
+    """One past the last NFA state of ``rule`` (rules own contiguous state ranges)."""
+    return nfa.rule_start[rule + 1] if rule + 1 < len(nfa.rule_start) else nfa.num_states
+
+
 class CompiledGrammar:
     """A grammar ready to recognise bytes. Thread-compatible, not thread-safe (memo tables grow)."""
 
@@ -65,7 +75,13 @@ class CompiledGrammar:
             for i, name in enumerate(self.nfa.rule_names)
         ]
         self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
-        self._rs_canon: dict[int, int] = {}
+        # rules that call no other rule (``char``, ``esc``): they return after a few bytes
+        calling = {self.nfa.rule_of[s] for s, calls in enumerate(self.nfa.calls) if calls}
+        self._leaf_rule = [i not in calling for i in range(len(self.nfa.rule_names))]
+        self._rs_canon: dict[tuple[int, int | None], int] = {}
+        self._labels: dict[int, list[int]] = {}
+        self._rule_sigs: dict[int, str | None] = {}
+        self._rs_sigs: dict[tuple[int, int | None], tuple[str, frozenset[int]] | None] = {}
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -144,17 +160,102 @@ class CompiledGrammar:
             self._rs_ranges[rs] = got
         return got
 
-    def canonical_state(self, rs: int) -> int:
-        """An id shared by isomorphic rule states of rules with equal bodies (e.g. every
-        ``"\"" char* "\""`` string rule of a schema), so that their token masks are computed once."""
-        cid = self._rs_canon.get(rs)
+    def canonical_state(self, rs: int, horizon: int | None = None) -> int:
+        """An id shared by rule states whose token masks are equal.
+
+        Isomorphic rule states of rules with equal bodies (e.g. every ``"\"" char* "\""`` string
+        rule of a schema) share an id. With a ``horizon`` (the longest token, in bytes), so do
+        states in different copies of an unrolled repetition that no token can tell apart: copies
+        of ``x{0,1024}`` that have more than ``horizon`` copies left behave alike for any string of
+        at most ``horizon`` bytes, since every copy consumes a byte."""
+        memo = (rs, horizon)
+        cid = self._rs_canon.get(memo)
         if cid is None:
             rule = self._rs_rule[rs]
             base = self.nfa.rule_start[rule]
-            key = (self._rule_canon[rule], frozenset(s - base for s in self._rs_nfa[rs]))
+            members = self._rs_nfa[rs]
+            if horizon is not None:
+                labels = self.horizon_labels(horizon)
+                members = frozenset(labels[s] for s in members)
+            key = (self._rule_canon[rule], frozenset(s - base for s in members))
             cid = self._canon_ids.setdefault(key, len(self._canon_ids))
-            self._rs_canon[rs] = cid
+            self._rs_canon[memo] = cid
         return cid
+
+    def state_signature(self, rs: int, horizon: int | None = None) -> tuple[str, frozenset[int]] | None:
+        """A grammar-independent name for rule state ``rs`` (up to ``horizon``, as in
+        ``canonical_state``): the content hash of its rule and every rule it reaches, plus its
+        place in that rule. Equal signatures in two grammars mean the same language from there, so
+        token masks can be shared between grammars. None for rules that reach too much grammar
+        (an object's member list): hashing them costs more than sharing saves."""
+        memo = (rs, horizon)
+        if memo in self._rs_sigs:
+            return self._rs_sigs[memo]
+        rule = self._rs_rule[rs]
+        sig = self._rule_signature(rule)
+        out: tuple[str, frozenset[int]] | None = None
+        if sig is not None:
+            base = self.nfa.rule_start[rule]
+            members = self._rs_nfa[rs]
+            if horizon is not None:
+                labels = self.horizon_labels(horizon)
+                members = frozenset(labels[s] for s in members)
+            out = (sig, frozenset(s - base for s in members))
+        self._rs_sigs[memo] = out
+        return out
+
+    def _rule_signature(self, rule: int) -> str | None:
+        if rule in self._rule_sigs:
+            return self._rule_sigs[rule]
+        nfa = self.nfa
+        reach = {rule}
+        todo = [rule]
+        sig: str | None = None
+        while todo and len(reach) <= SIGNATURE_MAX_RULES:
+            r = todo.pop()
+            for state in range(nfa.rule_start[r], _rule_end(nfa, r)):
+                for callee, _ in nfa.calls[state]:
+                    if callee not in reach:
+                        reach.add(callee)
+                        todo.append(callee)
+        size = sum(_rule_end(nfa, r) - nfa.rule_start[r] for r in reach)
+        if len(reach) <= SIGNATURE_MAX_RULES and size <= SIGNATURE_MAX_STATES:
+            names = nfa.rule_names
+            content = repr((names[rule], sorted((names[r], self.grammar.rules[names[r]]) for r in reach)))
+            sig = hashlib.sha256(content.encode()).hexdigest()[:32]
+        self._rule_sigs[rule] = sig
+        return sig
+
+    def horizon_labels(self, horizon: int) -> list[int]:
+        """NFA state → the state that stands for it when no string longer than ``horizon`` bytes
+        is looked at (itself, except in the copies of an unrolled repetition).
+
+        Copy ``c`` of ``x{lo,hi}`` is followed by between ``a = max(lo-c-1, 0)`` and
+        ``b = hi-c-1`` more copies. Within ``horizon`` bytes at most ``horizon`` copies can pass,
+        so two copies with the same ``(min(a, horizon+1), min(b, horizon+1))`` accept the same
+        strings of up to ``horizon`` bytes: the later one maps onto the first such copy. Inner
+        repetitions are mapped before the copies containing them, so the maps compose."""
+        labels = self._labels.get(horizon)
+        if labels is None:
+            labels = list(range(self.nfa.num_states))
+            cap = horizon + 1
+            for rep in self.nfa.repeats:
+                first_copy: dict[tuple[int, int], int] = {}
+                for c in range(rep.copies):
+                    a = min(max(rep.lo - c - 1, 0), cap)
+                    b = cap if rep.hi is None else min(rep.hi - c - 1, cap)
+                    r = first_copy.setdefault((a, b), c)
+                    if r != c:
+                        shift = (c - r) * rep.size
+                        start = rep.base + c * rep.size
+                        for s in range(start, start + rep.size):
+                            labels[s] = labels[s - shift]
+            self._labels[horizon] = labels
+        return labels
+
+    def is_leaf(self, rs: int) -> bool:
+        """Whether the rule of ``rs`` calls no other rule."""
+        return self._leaf_rule[self._rs_rule[rs]]
 
     def rule_name_of(self, rs: int) -> str:
         return self.nfa.rule_names[self._rs_rule[rs]]

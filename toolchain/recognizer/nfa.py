@@ -5,18 +5,35 @@ rule (with the state to return to). Code points are lowered to UTF-8 byte-range 
 the recognizer never sees characters: a multi-byte character may arrive split across feeds.
 
 Bounded repetition ``x{m,n}`` is unrolled as ``x…x (x (x …)?)?`` — nested optionals rather than
-``x? x? x?`` so the NFA stays unambiguous about which copy consumed a byte.
+``x? x? x?`` so the NFA stays unambiguous about which copy consumed a byte. Each unrolled
+repetition of a non-nullable item is recorded (``RepeatCopies``): its copies are laid out
+identically, which lets the token engine treat copies that are far from both ends as one position
+(see ``CompiledGrammar.horizon_labels``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from toolchain.grammar.analysis import expr_nullable, nullable_rules
 from toolchain.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
 from toolchain.grammar.utf8 import utf8_sequences
 
 ByteEdge = tuple[int, int, int]  # (lo, hi, target)
 CallEdge = tuple[int, int]  # (rule index, return state)
+
+
+@dataclass(frozen=True)
+class RepeatCopies:
+    """The unrolled copies of one ``x{lo,hi}`` (``hi`` None: unbounded; only the ``lo`` mandatory
+    copies are unrolled then). Copy ``c`` owns the states ``base + c*size … base + (c+1)*size - 1``;
+    its first state is where the copy ends. ``x`` consumes at least one byte."""
+
+    base: int
+    size: int
+    copies: int
+    lo: int
+    hi: int | None
 
 
 @dataclass
@@ -28,6 +45,7 @@ class Nfa:
     byte_edges: list[list[ByteEdge]] = field(default_factory=list)
     eps: list[list[int]] = field(default_factory=list)
     calls: list[list[CallEdge]] = field(default_factory=list)
+    repeats: list[RepeatCopies] = field(default_factory=list)  # inner ones before outer ones
 
     @property
     def num_states(self) -> int:
@@ -42,6 +60,7 @@ class _Builder:
         self.nfa = Nfa(rule_names=names)
         self.rule = 0
         self._class_cache: dict[CharClass, list[tuple[tuple[int, int], ...]]] = {}
+        self._nullable = nullable_rules(grammar)
 
     def new_state(self) -> int:
         nfa = self.nfa
@@ -96,8 +115,10 @@ class _Builder:
     def repeat(self, e: Repeat, start: int, end: int) -> None:
         nfa = self.nfa
         cur = start
+        blocks: list[int] = []  # the first state of each copy's block
         for _ in range(e.min):
             nxt = self.new_state()
+            blocks.append(nxt)
             self.expr(e.item, cur, nxt)
             cur = nxt
         if e.max is None:
@@ -109,13 +130,25 @@ class _Builder:
             nfa.eps[hub].append(loop_body)
             self.expr(e.item, loop_body, hub)
             nfa.eps[hub].append(end)
+            self._record(e, blocks, hub)
             return
         for _ in range(e.max - e.min):
             nfa.eps[cur].append(end)
             nxt = self.new_state()
+            blocks.append(nxt)
             self.expr(e.item, cur, nxt)
             cur = nxt
         nfa.eps[cur].append(end)
+        self._record(e, blocks, self.nfa.num_states)
+
+    def _record(self, e: Repeat, blocks: list[int], stop: int) -> None:
+        if len(blocks) < 2 or expr_nullable(e.item, self._nullable):
+            return
+        size = blocks[1] - blocks[0]
+        # the layout is deterministic, so the copies are equally sized blocks; check anyway
+        if any(b - a != size for a, b in zip(blocks, [*blocks[1:], stop], strict=True)):
+            return
+        self.nfa.repeats.append(RepeatCopies(blocks[0], size, len(blocks), e.min, e.max))
 
     def char_class(self, cc: CharClass, start: int, end: int) -> None:
         seqs = self._class_cache.get(cc)
