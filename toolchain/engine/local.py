@@ -24,13 +24,24 @@ from toolchain.recognizer.compiled import Chain, CompiledGrammar
 class LocalAutomaton:
     """Configurations over chains relative to an abstract parent, with memoised transitions."""
 
-    def __init__(self, compiled: CompiledGrammar) -> None:
+    def __init__(self, compiled: CompiledGrammar, horizon: int | None = None) -> None:
         self.cg = compiled
+        # with a horizon (the longest token), states are kept only up to what a token can see:
+        # far copies of an unrolled repetition collapse, so ``char{0,1024}`` is a loop, not 1024
+        # positions (see ``CompiledGrammar.quotient_state``)
+        self.horizon = horizon
         self.chains: list[frozenset[Chain]] = []
         self.trans: list[dict[int, int]] = []
         self._ids: dict[frozenset[Chain], int] = {}
         self._first: dict[int, frozenset[int]] = {}
         self._full: dict[int, bool] = {}
+
+    def quotient(self, chain: Chain) -> Chain:
+        if self.horizon is None:
+            return chain
+        q = self.cg.quotient_state
+        h = self.horizon
+        return tuple(q(rs, h) for rs in chain)
 
     def intern(self, chains: frozenset[Chain]) -> int:
         lid = self._ids.get(chains)
@@ -57,7 +68,7 @@ class LocalAutomaton:
             sub, pops = cg.local_step(chain[0], byte)
             rest = chain[1:]
             for c in sub:
-                out.add(c + rest)
+                out.add(self.quotient(c + rest))
             while pops:
                 if not rest:
                     returned = True
@@ -65,7 +76,7 @@ class LocalAutomaton:
                 sub, pops = cg.rel_closure(rest[0])
                 rest = rest[1:]
                 for c in sub:
-                    out.add(c + rest)
+                    out.add(self.quotient(c + rest))
         nxt = self.intern(frozenset(out)) if out else -1
         code = (nxt + 1) * 2 + int(returned)
         self.trans[lid][byte] = code

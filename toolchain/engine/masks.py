@@ -75,7 +75,7 @@ class MaskComputer:
         self.horizon = int(vocab.lengths.max()) if vocab.size else 0
         # token length bands (upper bounds, bytes) for masks near the end of a repetition
         self.band_uppers = [u for u in BAND_UPPERS if u < self.horizon] + [self.horizon]
-        self.local = LocalAutomaton(compiled)
+        self.local = LocalAutomaton(compiled, self.horizon)
         self.cache: dict[int, IntArray] = {}
         self.local_masks: dict[Hashable, LocalMask] = {}
         # masks of grammar-independent keys, shared by every engine on this vocabulary
@@ -92,6 +92,7 @@ class MaskComputer:
             self._band_ids.append(self._ids[in_band])
             lower = upper
         self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
+        self._tail_sets = tail_byte_sets(vocab)
         self._return_configs: dict[int, int] = {}
         self._trie: TokenTrie | None = None
 
@@ -209,7 +210,7 @@ class MaskComputer:
         got = store.get(key)
         if got is None:
             self.local_misses += 1
-            lid = self.local.intern(frozenset([chain]))
+            lid = self.local.intern(frozenset([self.local.quotient(chain)]))
             if band is not None:
                 got = self._vector_walk(lid, self._band_ids[band])
             elif len(self.local.first_bytes(lid)) <= TRIE_MAX_FIRST_BYTES:
@@ -330,6 +331,35 @@ class MaskComputer:
             pend_ids.append(np.asarray(p_ids, dtype=np.int32))
             pend_off.append(np.asarray(p_off, dtype=np.int32))
 
+    def _accept_loops(
+        self, ids: IntArray, cur: IntArray, accepted: list[IntArray]
+    ) -> tuple[IntArray, IntArray]:
+        """After the first byte: a token whose remaining bytes all lead from its state straight back
+        to that state (a string body's ordinary characters) ends there, alive — accept it without
+        walking it. Returns the tokens still to walk."""
+        counts = np.bincount(cur)
+        drop = np.zeros(ids.size, dtype=bool)
+        for state in np.flatnonzero(counts >= VECTOR_TAIL).tolist():
+            stay = (state + 1) * 2
+            loop = [b for b, code in self.local.row(state).items() if code == stay]
+            if len(loop) < 2:
+                continue
+            outside = np.ones(256, dtype=bool)
+            outside[loop] = False
+            words = np.packbits(outside, bitorder="little").view(np.uint64).tolist()
+            here = np.flatnonzero(cur == state)
+            tids = ids[here]
+            cols = self._tail_sets
+            hit = cols[0][tids] & np.uint64(words[0])
+            for w in range(1, 4):
+                hit |= cols[w][tids] & np.uint64(words[w])
+            inside = here[hit == 0]
+            accepted.append(ids[inside])
+            drop[inside] = True
+        if not drop.any():
+            return ids, cur
+        return ids[~drop], cur[~drop]
+
     def _vector_walk(self, lid: int, candidates: IntArray) -> LocalMask:
         self._ensure_rows()
         first = np.zeros(256, dtype=bool)
@@ -337,8 +367,8 @@ class MaskComputer:
         matrix = self._matrix_t
         lengths = self.vocab.lengths
         ids = candidates[first[matrix[0, candidates]]]
-        cur = np.full(ids.shape[0], lid, dtype=np.int32)
         accepted: list[IntArray] = []
+        cur = np.full(ids.shape[0], lid, dtype=np.int32)
         pend_ids: list[IntArray] = []
         pend_off: list[IntArray] = []
         pos = 0
@@ -357,6 +387,8 @@ class MaskComputer:
                 pend_off.append(np.full(int(leftover.sum()), pos + 1, dtype=np.int32))
             keep = alive & ~ended
             ids, cur = ids[keep], nxt[keep].astype(np.int32)
+            if pos == 0 and ids.size > VECTOR_TAIL:
+                ids, cur = self._accept_loops(ids, cur, accepted)
             pos += 1
             if 0 < ids.size <= VECTOR_TAIL:
                 # the long tail (a few long tokens over many positions): per-op numpy overhead
@@ -379,6 +411,24 @@ class MaskComputer:
 
 
 _TRIES: dict[str, TokenTrie] = {}
+_TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
+
+
+def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
+    """Per token, the set of bytes after its first one, as a 256-bit mask: four uint64 rows
+    (bytes 0–63, 64–127, …), one entry per token."""
+    got = _TAIL_SETS.get(vocab.fingerprint)
+    if got is None:
+        tails = [b[1:] for b in vocab.token_bytes]
+        present = np.zeros((vocab.size, 256), dtype=bool)
+        rows = np.repeat(np.arange(vocab.size), [len(t) for t in tails])
+        present[rows, np.frombuffer(b"".join(tails), dtype=np.uint8)] = True
+        # column-major: one uint64 column per 64 bytes, gathered one at a time
+        got = np.ascontiguousarray(np.packbits(present, axis=1, bitorder="little").view(np.uint64).T)
+        _TAIL_SETS[vocab.fingerprint] = got
+    return got
+
+
 _SHARED: dict[str, dict[Hashable, LocalMask]] = {}
 
 

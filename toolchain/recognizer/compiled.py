@@ -80,6 +80,7 @@ class CompiledGrammar:
         self._leaf_rule = [i not in calling for i in range(len(self.nfa.rule_names))]
         self._rs_canon: dict[tuple[int, int | None], int] = {}
         self._labels: dict[int, list[int]] = {}
+        self._quotients: dict[tuple[int, int], int] = {}
         self._rule_sigs: dict[int, str | None] = {}
         self._rs_sigs: dict[tuple[int, int | None], tuple[str, frozenset[int]] | None] = {}
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
@@ -225,6 +226,19 @@ class CompiledGrammar:
             sig = hashlib.sha256(content.encode()).hexdigest()[:32]
         self._rule_sigs[rule] = sig
         return sig
+
+    def quotient_state(self, rs: int, horizon: int) -> int:
+        """A rule state that accepts the same strings of up to ``horizon`` bytes as ``rs``: its
+        members mapped by ``horizon_labels`` (so far copies of a repetition collapse onto one)."""
+        memo = (rs, horizon)
+        got = self._quotients.get(memo)
+        if got is None:
+            labels = self.horizon_labels(horizon)
+            members = self._rs_nfa[rs]
+            image = frozenset(labels[s] for s in members)
+            got = rs if image == members else self._rule_state(image)
+            self._quotients[memo] = got
+        return got
 
     def horizon_labels(self, horizon: int) -> list[int]:
         """NFA state → the state that stands for it when no string longer than ``horizon`` bytes
