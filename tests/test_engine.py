@@ -211,7 +211,23 @@ BOUNDED_SCHEMAS = [
     {"type": "object", "properties": {"id": {"type": "string", "minLength": 3, "maxLength": 120}}},
     {"type": "array", "items": {"type": "string", "maxLength": 5}, "minItems": 2, "maxItems": 90},
     {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{2,20}$"}}},
+    # no repetition: its "closing quote" state must not meet a band's mask of the same shape
+    {"type": "object", "properties": {"k": {"enum": ["ab", "abc"]}, "t": {"type": "string"}}},
 ]
+
+
+def _walk_short(engine: GrammarEngine, rng: random.Random, steps: int) -> None:
+    """A random walk preferring 1–2 byte tokens, so that it gets deep into repetitions."""
+    matcher = engine.matcher()
+    vocab = engine.vocab
+    for _ in range(steps):
+        ids = matcher.allowed_token_ids().tolist()
+        if not ids:
+            return
+        short = [t for t in ids if len(vocab.token_bytes[t]) <= 2 and t not in vocab.eos_ids] or ids
+        matcher.consume(rng.choice(short))
+        if matcher.is_terminated():
+            return
 
 
 @pytest.mark.parametrize("index", range(len(BOUNDED_SCHEMAS)))
@@ -222,15 +238,12 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
 
     _, vocab = smol()
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
-    # a second grammar first, so that the engine under test meets masks shared from it
-    other = BOUNDED_SCHEMAS[(index + 1) % len(BOUNDED_SCHEMAS)]
-    warm = GrammarEngine(compile_schema(other).grammar, vocab).matcher()
-    for _ in range(8):
-        warm.consume(int(warm.allowed_token_ids()[0]))
-        if warm.is_terminated():
-            break
-    engine = GrammarEngine(compile_schema(BOUNDED_SCHEMAS[index]).grammar, vocab)
     rng = random.Random(index)
+    # the other grammars first, so that the engine under test meets masks shared from them
+    for other in BOUNDED_SCHEMAS:
+        if other is not BOUNDED_SCHEMAS[index]:
+            _walk_short(GrammarEngine(compile_schema(other).grammar, vocab), rng, 80)
+    engine = GrammarEngine(compile_schema(BOUNDED_SCHEMAS[index]).grammar, vocab)
     checked = 0
     for _ in range(3):
         matcher = engine.matcher()
@@ -247,3 +260,22 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
             if matcher.is_terminated():
                 break
     assert checked > 20
+
+
+def test_band_keys_never_stand_in_for_whole_keys() -> None:
+    """The last length band has the whole vocabulary's horizon but not its tokens: a state's mask
+    key for it must differ from its whole-vocabulary key (or a shared band mask, computed near
+    the end of a repetition in one grammar, would be served as a whole mask in another)."""
+    from toolchain.grammar.gbnf import parse_gbnf
+
+    _, vocab = smol()
+    engine = GrammarEngine(parse_gbnf('root ::= "[" t "]"\nt ::= "\\"ab\\""'), vocab)
+    masks = engine.masks
+    config = engine.compiled.walk(engine.compiled.initial, b'["ab')
+    keys = set()
+    for frame in engine.compiled.config_frames[config]:
+        chain, parent = masks._top(frame)
+        keys.add(masks._key(chain, parent == 0, None))
+        for band in range(len(masks.band_uppers)):
+            keys.add(masks._key(chain, parent == 0, band))
+    assert len(keys) == len(masks.band_uppers) + 1

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Hashable
 
 from toolchain.grammar.analysis import prepare
 from toolchain.grammar.ir import Grammar
 from toolchain.recognizer.nfa import Nfa, build_nfa
 
 DEAD = -1
+_UNSET = object()
 BOTTOM = 0  # the empty stack: reaching it means the root rule has completed
 
 Chain = tuple[int, ...]  # rule states: the top one first, then return states below it
@@ -41,6 +43,8 @@ RelClosure = tuple[tuple[Chain, ...], bool]  # chains to hang under the parent, 
 # Rules reaching at most this much grammar get a content signature (see state_signature).
 SIGNATURE_MAX_RULES = 8
 SIGNATURE_MAX_STATES = 4096
+# A rule state whose rule part within reach is at most this many NFA states is named by its shape.
+SIGNATURE_REACH = 96
 
 
 def _rule_end(nfa: Nfa, rule: int) -> int:
@@ -81,8 +85,10 @@ class CompiledGrammar:
         self._rs_canon: dict[tuple[int, int | None], int] = {}
         self._labels: dict[int, list[int]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
+        self._near: dict[int, int | None] = {}
+        self._tail: dict[int, int] | None = None
         self._rule_sigs: dict[int, str | None] = {}
-        self._rs_sigs: dict[tuple[int, int | None], tuple[str, frozenset[int]] | None] = {}
+        self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -183,27 +189,74 @@ class CompiledGrammar:
             self._rs_canon[memo] = cid
         return cid
 
-    def state_signature(self, rs: int, horizon: int | None = None) -> tuple[str, frozenset[int]] | None:
-        """A grammar-independent name for rule state ``rs`` (up to ``horizon``, as in
-        ``canonical_state``): the content hash of its rule and every rule it reaches, plus its
-        place in that rule. Equal signatures in two grammars mean the same language from there, so
-        token masks can be shared between grammars. None for rules that reach too much grammar
-        (an object's member list): hashing them costs more than sharing saves."""
+    def state_signature(self, rs: int, horizon: int | None = None) -> Hashable | None:
+        """A grammar-independent name for rule state ``rs`` up to ``horizon`` (as in
+        ``canonical_state``): equal signatures, in any two grammars, mean the same strings of up
+        to ``horizon`` bytes from there, so token masks can be shared between grammars.
+
+        Preferably the shape of what is reachable from ``rs`` inside its rule, with far copies of
+        repetitions folded (``horizon_labels``) and called rules named by content: the body of
+        every ``"\"" char{0,n} "\""`` looks alike from its first copies whatever ``n`` and
+        whatever rule it sits in. Else the content hash of its rule (and every rule that rule
+        reaches) with its place in it; None when that is too much grammar to hash."""
         memo = (rs, horizon)
         if memo in self._rs_sigs:
             return self._rs_sigs[memo]
-        rule = self._rs_rule[rs]
-        sig = self._rule_signature(rule)
-        out: tuple[str, frozenset[int]] | None = None
-        if sig is not None:
-            base = self.nfa.rule_start[rule]
-            members = self._rs_nfa[rs]
-            if horizon is not None:
-                labels = self.horizon_labels(horizon)
-                members = frozenset(labels[s] for s in members)
-            out = (sig, frozenset(s - base for s in members))
+        out: Hashable | None = self._reach_signature(rs, horizon)
+        if out is None:
+            rule = self._rs_rule[rs]
+            sig = self._rule_signature(rule)
+            if sig is not None:
+                base = self.nfa.rule_start[rule]
+                members = self._rs_nfa[rs]
+                if horizon is not None:
+                    labels = self.horizon_labels(horizon)
+                    members = frozenset(labels[s] for s in members)
+                out = ("rule", sig, frozenset(s - base for s in members))
         self._rs_sigs[memo] = out
         return out
+
+    def _reach_signature(self, rs: int, horizon: int | None) -> Hashable | None:
+        """The reachable part of ``rs``'s rule as a canonical tuple (numbered in discovery order),
+        or None past SIGNATURE_REACH states or when a called rule has no content signature."""
+        nfa = self.nfa
+        labels = self.horizon_labels(horizon) if horizon is not None else None
+        final = nfa.rule_final[self._rs_rule[rs]]
+        order: dict[int, int] = {}
+        queue: list[int] = []
+
+        def num(state: int) -> int:
+            if labels is not None:
+                state = labels[state]
+            got = order.get(state)
+            if got is None:
+                got = order[state] = len(queue)
+                queue.append(state)
+            return got
+
+        starts = tuple(sorted({num(st) for st in sorted(self._rs_nfa[rs])}))
+        shape: list[tuple[object, ...]] = []
+        i = 0
+        while i < len(queue):
+            if i >= SIGNATURE_REACH:
+                return None
+            st = queue[i]
+            i += 1
+            calls = []
+            for callee, ret in nfa.calls[st]:
+                callee_sig = self._rule_signature(callee)
+                if callee_sig is None:
+                    return None
+                calls.append((callee_sig, num(ret)))
+            shape.append(
+                (
+                    st == final,
+                    tuple((lo, hi, num(t)) for lo, hi, t in nfa.byte_edges[st]),
+                    tuple(num(t) for t in nfa.eps[st]),
+                    tuple(calls),
+                )
+            )
+        return ("reach", starts, hashlib.sha256(repr(shape).encode()).hexdigest()[:32])
 
     def _rule_signature(self, rule: int) -> str | None:
         if rule in self._rule_sigs:
@@ -239,6 +292,37 @@ class CompiledGrammar:
             got = rs if image == members else self._rule_state(image)
             self._quotients[memo] = got
         return got
+
+    def near_end(self, rs: int) -> int | None:
+        """How many copies of an unrolled repetition are left at ``rs`` at the fewest (mandatory
+        ones still owed count too), or None outside any: token masks near such an end can only
+        be shared by tokens too short to see it."""
+        got = self._near.get(rs, _UNSET)
+        if got is _UNSET:
+            tails = self._tails()
+            left = [tails[s] for s in self._rs_nfa[rs] if s in tails]
+            got = min(left) if left else None
+            self._near[rs] = got
+        return got  # type: ignore[return-value]
+
+    def _tails(self) -> dict[int, int]:
+        if self._tail is None:
+            tail: dict[int, int] = {}
+            for rep in self.nfa.repeats:
+                for c in range(-1, rep.copies):  # -1: where copy 0 begins
+                    owed = max(rep.lo - c - 1, 0)
+                    left = [owed] if owed else []
+                    if rep.hi is not None:
+                        left.append(rep.hi - c - 1)
+                    if not left:
+                        continue
+                    first = rep.base + c * rep.size
+                    states = [rep.start] if c < 0 else range(first, first + rep.size)
+                    fewest = min(left)
+                    for st in states:
+                        tail[st] = min(tail.get(st, fewest), fewest)
+            self._tail = tail
+        return self._tail
 
     def horizon_labels(self, horizon: int) -> list[int]:
         """NFA state → the state that stands for it when no string longer than ``horizon`` bytes

@@ -27,8 +27,10 @@ CallEdge = tuple[int, int]  # (rule index, return state)
 class RepeatCopies:
     """The unrolled copies of one ``x{lo,hi}`` (``hi`` None: unbounded; only the ``lo`` mandatory
     copies are unrolled then). Copy ``c`` owns the states ``base + c*size … base + (c+1)*size - 1``;
-    its first state is where the copy ends. ``x`` consumes at least one byte."""
+    its first state is where the copy ends; ``start`` is where copy 0 begins. ``x`` consumes at
+    least one byte."""
 
+    start: int
     base: int
     size: int
     copies: int
@@ -130,7 +132,7 @@ class _Builder:
             nfa.eps[hub].append(loop_body)
             self.expr(e.item, loop_body, hub)
             nfa.eps[hub].append(end)
-            self._record(e, blocks, hub)
+            self._record(e, start, blocks, hub)
             return
         for _ in range(e.max - e.min):
             nfa.eps[cur].append(end)
@@ -139,16 +141,16 @@ class _Builder:
             self.expr(e.item, cur, nxt)
             cur = nxt
         nfa.eps[cur].append(end)
-        self._record(e, blocks, self.nfa.num_states)
+        self._record(e, start, blocks, self.nfa.num_states)
 
-    def _record(self, e: Repeat, blocks: list[int], stop: int) -> None:
+    def _record(self, e: Repeat, start: int, blocks: list[int], stop: int) -> None:
         if len(blocks) < 2 or expr_nullable(e.item, self._nullable):
             return
         size = blocks[1] - blocks[0]
         # the layout is deterministic, so the copies are equally sized blocks; check anyway
         if any(b - a != size for a, b in zip(blocks, [*blocks[1:], stop], strict=True)):
             return
-        self.nfa.repeats.append(RepeatCopies(blocks[0], size, len(blocks), e.min, e.max))
+        self.nfa.repeats.append(RepeatCopies(start, blocks[0], size, len(blocks), e.min, e.max))
 
     def char_class(self, cc: CharClass, start: int, end: int) -> None:
         seqs = self._class_cache.get(cc)
