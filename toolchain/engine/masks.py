@@ -39,9 +39,9 @@ from toolchain.engine.vocab import TokenVocabulary
 from toolchain.recognizer.compiled import BOTTOM, DEAD, Chain, CompiledGrammar
 
 UNKNOWN = -1
-# At or below this many allowed first bytes a trie walk beats numpy over the whole vocabulary
-# (measured on JSONSchemaBench replays: ~2 ms numpy floor vs tens of µs for a forced literal).
-TRIE_MAX_FIRST_BYTES = 16
+# At or below this many tokens with an allowed first byte, a trie walk beats numpy over the
+# vocabulary (measured on the JSONSchemaBench replay: 300 and 5000 were slower overall).
+TRIE_MAX_TOKENS = 1500
 # Below this many surviving tokens the numpy walk hands over to per-token dict lookups.
 VECTOR_TAIL = 256
 DEFAULT_DEPTH = 1  # measured on json.gbnf replays: 1 → 7.7 ms mean, 2 → 2.1, 3 → 0.5, 4 → 0.8, 6 → 1.5
@@ -49,7 +49,8 @@ DEFAULT_DEPTH = 1  # measured on json.gbnf replays: 1 → 7.7 ms mean, 2 → 2.1
 # Token length bands (bytes): near the end of ``x{0,n}`` a band's mask depends only on whether
 # the end is within its upper bound, so short-token bands are shared by most copies.
 BAND_UPPERS = (2, 4, 6, 8, 11, 16)
-SHARED_MAX = 4096  # local masks kept per vocabulary for sharing between grammars
+SHARED_MAX = 4096  # local (and suffix) masks kept per vocabulary for sharing between grammars
+SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a shared suffix mask
 
 IntArray = npt.NDArray[np.int32]
 
@@ -82,6 +83,8 @@ class MaskComputer:
         self.local_masks: dict[Hashable, LocalMask] = {}
         # masks of grammar-independent keys, shared by every engine on this vocabulary
         self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
+        self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
+        self._local_sigs: dict[int, Hashable | None] = {}
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -95,6 +98,9 @@ class MaskComputer:
             lower = upper
         self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
         self._tail_sets = tail_byte_sets(vocab)
+        self._multi_byte_ids: IntArray = self._ids[vocab.lengths[self._ids] > 1]
+        firsts = vocab.byte_matrix[self._ids, 0]
+        self._first_counts: list[int] = np.bincount(firsts, minlength=256).tolist()
         self._return_configs: dict[int, int] = {}
         self._trie: TokenTrie | None = None
 
@@ -227,7 +233,7 @@ class MaskComputer:
             lid = self.local.intern(frozenset([self.local.quotient(chain)]))
             if band is not None:
                 got = self._vector_walk(lid, self._band_ids[band])
-            elif len(self.local.first_bytes(lid)) <= TRIE_MAX_FIRST_BYTES:
+            elif self._starting_with(self.local.first_bytes(lid)) <= TRIE_MAX_TOKENS:
                 got = self._trie_local_walk(lid)
             else:
                 got = self._vector_walk(lid, self._ids)
@@ -235,6 +241,10 @@ class MaskComputer:
                 del store[next(iter(store))]  # oldest first
             store[key] = got
         return got
+
+    def _starting_with(self, first_bytes: frozenset[int]) -> int:
+        counts = self._first_counts
+        return sum(counts[b] for b in first_bytes)
 
     def _trie_local_walk(self, lid: int) -> LocalMask:
         """The local mask by depth-first walk of the vocabulary trie (restrictive keys)."""
@@ -351,7 +361,8 @@ class MaskComputer:
         """After the first byte: a token whose remaining bytes all lead from its state straight back
         to that state (a string body's ordinary characters) ends there, alive — accept it without
         walking it. Returns the tokens still to walk. (Whether the loop can also return into the
-        parent does not matter: pending checks are only for tokens not accepted locally.)"""
+        parent does not matter: pending checks are only for tokens not accepted locally.) A suffix
+        walk calls it before the second byte: the bytes left are the same, so is the test."""
         counts = np.bincount(cur)
         drop = np.zeros(ids.size, dtype=bool)
         for state in np.flatnonzero(counts >= VECTOR_TAIL).tolist():
@@ -377,18 +388,77 @@ class MaskComputer:
             return ids, cur
         return ids[~drop], cur[~drop]
 
-    def _vector_walk(self, lid: int, candidates: IntArray) -> LocalMask:
+    def _local_signature(self, lid: int) -> Hashable | None:
+        """A grammar-independent name for local state ``lid`` (None if a rule state has none)."""
+        if lid in self._local_sigs:
+            return self._local_sigs[lid]
+        cg = self.cg
+        out: Hashable | None = None
+        sigs = []
+        for chain in self.local.chains[lid]:
+            sig = tuple(cg.state_signature(rs, self.horizon) for rs in chain)
+            if any(part is None for part in sig):
+                break
+            sigs.append(sig)
+        else:
+            out = frozenset(sigs)
+        self._local_sigs[lid] = out
+        return out
+
+    def _share_suffixes(
+        self,
+        ids: IntArray,
+        cur: IntArray,
+        accepted: list[IntArray],
+        pend_ids: list[IntArray],
+        pend_off: list[IntArray],
+    ) -> tuple[IntArray, IntArray]:
+        """After the first byte, tokens that stand in a state with a content signature are decided
+        by that state's *suffix mask* — every token's bytes after the first, walked from there —
+        computed once per process and vocabulary. So ``[^_p] chars`` and ``[^b] chars`` (two keys
+        "other than" known names) share the walk of the free string behind their first byte."""
+        counts = np.bincount(cur)
+        drop = np.zeros(ids.size, dtype=bool)
+        # a suffix mask walks every token: worth it only where most of the vocabulary goes on
+        for state in np.flatnonzero(counts >= SUFFIX_MIN_TOKENS).tolist():
+            sig = self._local_signature(state)
+            if sig is None:
+                continue
+            got = self.suffix_masks.get(sig)
+            if got is None:
+                got = self._vector_walk(state, self._multi_byte_ids, start=1)
+                if len(self.suffix_masks) >= SHARED_MAX:
+                    del self.suffix_masks[next(iter(self.suffix_masks))]
+                self.suffix_masks[sig] = got
+            here = np.flatnonzero(cur == state)
+            member = np.zeros(self.vocab.size, dtype=bool)
+            member[ids[here]] = True
+            accepted.append(got.accepted[member[got.accepted]])
+            if got.pending_ids.size:
+                keep = member[got.pending_ids]
+                pend_ids.append(got.pending_ids[keep])
+                pend_off.append(got.pending_offsets[keep])
+            drop[here] = True
+        if not drop.any():
+            return ids, cur
+        return ids[~drop], cur[~drop]
+
+    def _vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
+        """The local mask of ``lid`` over ``candidates`` by numpy, position by position; with
+        ``start=1`` the tokens' bytes after their first one (a suffix mask, see above)."""
         self._ensure_rows()
         first = np.zeros(256, dtype=bool)
         first[list(self.local.first_bytes(lid))] = True
         matrix = self._matrix_t
         lengths = self.vocab.lengths
-        ids = candidates[first[matrix[0, candidates]]]
+        ids = candidates[first[matrix[start, candidates]]]
         accepted: list[IntArray] = []
         cur = np.full(ids.shape[0], lid, dtype=np.int32)
         pend_ids: list[IntArray] = []
         pend_off: list[IntArray] = []
-        pos = 0
+        pos = start
+        if start == 1 and ids.size > VECTOR_TAIL:
+            ids, cur = self._accept_loops(ids, cur, accepted)
         while ids.size:
             codes = self._codes(cur, matrix[pos, ids])
             nxt = (codes >> 1) - 1
@@ -405,6 +475,7 @@ class MaskComputer:
             keep = alive & ~ended
             ids, cur = ids[keep], nxt[keep].astype(np.int32)
             if pos == 0 and ids.size > VECTOR_TAIL:
+                ids, cur = self._share_suffixes(ids, cur, accepted, pend_ids, pend_off)
                 ids, cur = self._accept_loops(ids, cur, accepted)
             pos += 1
             if 0 < ids.size <= VECTOR_TAIL:
@@ -465,6 +536,7 @@ def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
 
 
 _SHARED: dict[str, dict[Hashable, LocalMask]] = {}
+_SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
 
 
 def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:
