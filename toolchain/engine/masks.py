@@ -520,6 +520,12 @@ _TRIES: dict[str, TokenTrie] = {}
 _TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
 
 
+def forget_shared(vocab: TokenVocabulary) -> None:
+    """Drop the masks shared between grammars on ``vocab`` (benchmarks of cold engines)."""
+    _SHARED.get(vocab.fingerprint, {}).clear()
+    _SUFFIXES.get(vocab.fingerprint, {}).clear()
+
+
 def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
     """Per token, the set of bytes after its first one, as a 256-bit mask: four uint64 rows
     (bytes 0–63, 64–127, …), one entry per token."""
