@@ -85,6 +85,7 @@ class MaskComputer:
         self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
         self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
         self._local_sigs: dict[int, Hashable | None] = {}
+        self._chain_lids: dict[Chain, int] = {}
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -144,7 +145,9 @@ class MaskComputer:
                     for band in range(len(self.band_uppers))
                 ]
             else:
-                locals_ = [self._local_mask(*self._key(chain, bottom, None), chain, None)]
+                # a cheap (trie) walk is not worth the content signature that would share it
+                signed = not self._cheap(chain)
+                locals_ = [self._local_mask(*self._key(chain, bottom, None, signed), chain, None)]
             for local in locals_:
                 if local.accepted.size:
                     parts.append(local.accepted)
@@ -179,7 +182,9 @@ class MaskComputer:
             f = cg.frame_parent(f)
         return tuple(states), f
 
-    def _key(self, chain: Chain, bottom: bool, band: int | None) -> tuple[Hashable, bool]:
+    def _key(
+        self, chain: Chain, bottom: bool, band: int | None, signed: bool = True
+    ) -> tuple[Hashable, bool]:
         """The local key of ``chain`` for the tokens of length band ``band`` (None: every token),
         and whether it means the same in every grammar (then its mask is shared with every engine
         on this vocabulary): by content signature when every state has one, else by this
@@ -187,9 +192,10 @@ class MaskComputer:
         and the whole vocabulary share a horizon but not their tokens."""
         cg = self.cg
         horizon = self.horizon if band is None else self.band_uppers[band]
-        sigs = [cg.state_signature(rs, horizon) for rs in chain]
-        if all(sig is not None for sig in sigs):
-            return (band, tuple(sigs), bottom), True
+        if signed:
+            sigs = [cg.state_signature(rs, horizon) for rs in chain]
+            if all(sig is not None for sig in sigs):
+                return (band, tuple(sigs), bottom), True
         return (band, tuple(cg.canonical_state(rs, horizon) for rs in chain), bottom), False
 
     def _banded(self, chain: Chain) -> bool:
@@ -225,15 +231,25 @@ class MaskComputer:
         return _trie_walk(self.cg, local.pending_trie, start)
 
     # -- per local key -----------------------------------------------------------------------
+    def _lid(self, chain: Chain) -> int:
+        lid = self._chain_lids.get(chain)
+        if lid is None:
+            lid = self._chain_lids[chain] = self.local.intern(frozenset([self.local.quotient(chain)]))
+        return lid
+
+    def _cheap(self, chain: Chain) -> bool:
+        """Whether the local mask of ``chain`` is a trie walk: few tokens start with a byte it allows."""
+        return self._starting_with(self.local.first_bytes(self._lid(chain))) <= TRIE_MAX_TOKENS
+
     def _local_mask(self, key: Hashable, shared: bool, chain: Chain, band: int | None) -> LocalMask:
         store = self.shared_masks if shared else self.local_masks
         got = store.get(key)
         if got is None:
             self.local_misses += 1
-            lid = self.local.intern(frozenset([self.local.quotient(chain)]))
+            lid = self._lid(chain)
             if band is not None:
                 got = self._vector_walk(lid, self._band_ids[band])
-            elif self._starting_with(self.local.first_bytes(lid)) <= TRIE_MAX_TOKENS:
+            elif self._cheap(chain):
                 got = self._trie_local_walk(lid)
             else:
                 got = self._vector_walk(lid, self._ids)
