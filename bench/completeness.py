@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--splits", default=",".join(SPLITS))
     parser.add_argument("--limit", type=int, default=0, help="schemas per split (0 = all)")
+    parser.add_argument("--every", type=int, default=1, help="every N-th schema of each split (a sample)")
     args = parser.parse_args()
 
     from toolchain.engine.matcher import GrammarEngine
@@ -61,6 +62,7 @@ def main() -> None:
     t0 = time.perf_counter()
     for split in args.splits.split(","):
         files = sorted((DATA / split).glob("*.json"))
+        files = files[:: args.every]
         if args.limit:
             files = files[: args.limit]
         counts = {
@@ -68,6 +70,8 @@ def main() -> None:
             for name in toks
         }
         compiled_ok = 0
+        refused = 0
+        no_text = 0  # instances for which no accepted serialisation was found (search budget)
         for path in files:
             doc = json.loads(path.read_text())
             valid = [t["data"] for t in doc.get("tests", []) if t.get("valid")]
@@ -76,12 +80,14 @@ def main() -> None:
             try:
                 compiled = compile_schema(doc["schema"])
             except Exception:  # noqa: BLE001 - refused schemas are the compiler's count, not ours
+                refused += 1
                 continue
             compiled_ok += 1
             engines = {name: GrammarEngine(compiled.grammar, vocab) for name, (_, vocab) in toks.items()}
             for k, instance in enumerate(valid):
                 text = accepted_text(engines["smollm2"], instance)
                 if text is None:
+                    no_text += 1
                     continue
                 for name, (tok, vocab) in toks.items():
                     c = counts[name]
@@ -98,7 +104,12 @@ def main() -> None:
                         if not m.try_consume(tid):
                             c["rejected"] += 1
                             break
-        result[split] = {"schemas_compiled_with_valid_tests": compiled_ok, **counts}
+        result[split] = {
+            "schemas_compiled_with_valid_tests": compiled_ok,
+            "schemas_refused": refused,
+            "instances_without_accepted_text": no_text,
+            **counts,
+        }
         print(f"{split}: {result[split]}", file=sys.stderr)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(result, indent=2) if args.json else result)

@@ -113,7 +113,12 @@ def main() -> None:
     parser.add_argument("--schema", default=str(ROOT / "docs/examples/purchase_order.json"))
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch threads (0: torch's default; 1 on a busy machine)"
+    )
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
 
     from toolchain.decode.prompt import system_prompt
     from toolchain.engine.matcher import GrammarEngine
@@ -171,6 +176,7 @@ def main() -> None:
         "prompts": len(PROMPTS),
         "reps": args.reps,
         "max_tokens": args.max_tokens,
+        "torch_threads": torch.get_num_threads(),
         "ms_per_token_median": med,
         "overhead_pct": {k: round(100 * (v / base - 1), 1) for k, v in med.items() if k != "unconstrained"},
     }
