@@ -44,8 +44,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--schema", default=str(ROOT / "docs/examples/purchase_order.json"))
     args = parser.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     from toolchain.decode.generate import generate
     from toolchain.decode.prompt import system_prompt
