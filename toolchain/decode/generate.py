@@ -174,5 +174,5 @@ class GrammarLogitsProcessor:
         for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
             self.matcher.consume(int(token))
         self.matcher.allowed_token_ids()
-        allowed = self.engine.mask_tensor(self.matcher.config, scores.shape[-1], scores.device)
-        return scores.masked_fill(~allowed.unsqueeze(0), -1e9)
+        blocked = self.engine.blocked_tensor(self.matcher.config, scores.shape[-1], scores.device)
+        return scores.masked_fill(blocked.unsqueeze(0), -1e9)

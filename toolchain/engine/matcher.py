@@ -75,6 +75,7 @@ class GrammarEngine:
         self.masks = MaskComputer(self.compiled, vocab)
         self.eos = np.asarray(sorted(vocab.eos_ids), dtype=np.int32)
         self._tensors: dict[int, Any] = {}
+        self._blocked: dict[tuple[int, int], Any] = {}
         self._bitmasks: dict[int, npt.NDArray[np.int32]] = {}
         self.from_cache = False
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
@@ -119,6 +120,16 @@ class GrammarEngine:
             bits[torch.from_numpy(ids[ids < width].astype(np.int64))] = True
             got = bits if device is None else bits.to(device)
             self._tensors[config] = got
+        return got
+
+    def blocked_tensor(self, config: int, width: int, device: Any = None) -> Any:
+        """The complement of ``mask_tensor`` (cached too): what ``masked_fill`` wants, without a
+        fresh inversion every step."""
+        key = (config, width)
+        got = self._blocked.get(key)
+        if got is None:
+            got = ~self.mask_tensor(config, width, device)
+            self._blocked[key] = got
         return got
 
     def matcher(self) -> Matcher:
