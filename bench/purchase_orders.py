@@ -45,6 +45,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument(
+        "--close-objects", action="store_true", help="as generate --close-objects (no invented keys)"
+    )
     parser.add_argument("--schema", default=str(ROOT / "docs/examples/purchase_order.json"))
     args = parser.parse_args()
     if args.threads:
@@ -57,11 +60,11 @@ def main() -> None:
     from toolchain.engine.cache import load_engine, save_engine
     from toolchain.engine.vocab import TokenVocabulary
     from toolchain.models.loader import apply_chat_template, load_model
-    from toolchain.schema import compile_schema
+    from toolchain.schema import CompileOptions, compile_schema
     from toolchain.validate import validate_output
 
     schema = json.loads(Path(args.schema).read_text())
-    compiled = compile_schema(schema)
+    compiled = compile_schema(schema, options=CompileOptions(close_objects=args.close_objects))
     approximations = [e for e in compiled.report.entries if e.status != "exact"]
     lm = load_model(None)
     vocab = TokenVocabulary.from_loaded(lm)
@@ -88,6 +91,7 @@ def main() -> None:
     save_engine(engine)
     stops = [r for r in runs if r["finish_reason"] == "stop"]
     summary = {
+        "close_objects": args.close_objects,
         "requests": len(runs),
         "stop": len(stops),
         "length": sum(r["finish_reason"] == "length" for r in runs),

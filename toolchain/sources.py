@@ -69,8 +69,11 @@ def parse_json_text(text: str, path: str) -> Any:
         raise SourceError(path, f"{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
 
 
-def load_source(path: str, *, text: str | None = None, whitespace: Whitespace = "compact") -> LoadedGrammar:
-    """Load ``path`` (``.gbnf``, a JSON Schema ``.json``, or a bundled grammar name)."""
+def load_source(
+    path: str, *, text: str | None = None, whitespace: Whitespace = "compact", close_objects: bool = False
+) -> LoadedGrammar:
+    """Load ``path`` (``.gbnf``, a JSON Schema ``.json``, or a bundled grammar name).
+    ``close_objects``: schemas only — an absent ``additionalProperties`` means ``false``."""
     from toolchain.grammar import bundled
     from toolchain.grammar.gbnf import parse_gbnf
 
@@ -91,15 +94,16 @@ def load_source(path: str, *, text: str | None = None, whitespace: Whitespace = 
         g = prepare(parse_gbnf(text, source=path))
         return LoadedGrammar(g, "gbnf", path, (time.perf_counter() - t0) * 1000)
     if p.suffix.lower() == ".json" or text.lstrip().startswith(("{", "true", "false")):
-        return _load_schema(path, parse_json_text(text, path), whitespace)
+        return _load_schema(path, parse_json_text(text, path), whitespace, close_objects)
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
 
-def _load_schema(path: str, schema: Any, whitespace: Whitespace) -> LoadedGrammar:
+def _load_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: bool) -> LoadedGrammar:
     from toolchain.schema import CompileOptions, compile_schema
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
-    compiled = compile_schema(schema, base_uri=base_uri, options=CompileOptions(whitespace=whitespace))
+    options = CompileOptions(whitespace=whitespace, close_objects=close_objects)
+    compiled = compile_schema(schema, base_uri=base_uri, options=options)
     report = [ReportItem(e.pointer, e.keyword, e.status, e.reason) for e in compiled.report.entries]
     return LoadedGrammar(
         grammar=prepare(compiled.grammar),

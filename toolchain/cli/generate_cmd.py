@@ -21,6 +21,7 @@ Examples:
   gramwright generate --grammar grammars/arithmetic.gbnf --prompt "Write a sum" --json
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
+  gramwright generate --schema po.json --prompt "..." --close-objects  # no invented keys
 """
 
 
@@ -37,6 +38,12 @@ def register(app: typer.Typer) -> None:
         top_p: float = typer.Option(1.0, "--top-p", min=0.0, max=1.0),
         seed: int | None = typer.Option(None, "--seed"),
         no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (baseline)."),
+        close_objects: bool = typer.Option(
+            False,
+            "--close-objects",
+            help="Schemas: objects without additionalProperties take no other members, so the model "
+            "cannot invent keys (the output still validates against the schema as written).",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print a JSON result object."),
     ) -> None:
         if (schema is None) == (grammar is None):
@@ -53,6 +60,7 @@ def register(app: typer.Typer) -> None:
                 seed=seed,
                 constrain=not no_constrain,
                 stream=not as_json and sys.stdout.isatty(),
+                close_objects=close_objects,
             )
         if as_json:
             typer.echo(common.dump_json(result), nl=False)
@@ -88,6 +96,7 @@ def run_generation(
     seed: int | None,
     constrain: bool,
     stream: bool,
+    close_objects: bool = False,
 ) -> dict[str, Any]:
     """Load, compile, generate, validate; returns the JSON result object."""
     from rich.console import Console
@@ -103,7 +112,7 @@ def run_generation(
     from toolchain.validate import validate_output
 
     console = Console(stderr=True)
-    loaded_grammar = load_source(source)
+    loaded_grammar = load_source(source, close_objects=close_objects)
     with console.status("loading model…") as status:
         lm = load_model(model, progress=lambda msg: status.update(msg))
     console.print(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})")
