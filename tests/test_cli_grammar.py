@@ -71,3 +71,20 @@ def test_check_with_missing_grammar_is_usage_error(tmp_path: Path) -> None:
     doc.write_text("1")
     result = runner.invoke(app, ["check", str(tmp_path / "nope.gbnf"), str(doc)])
     assert result.exit_code == 2 and "no such file" in result.stderr
+
+
+def test_close_objects_keeps_the_model_to_declared_members(tmp_path: Path) -> None:
+    """``generate --close-objects`` compiles through ``load_source(close_objects=True)``: an
+    object without ``additionalProperties`` then takes no undeclared member."""
+    from toolchain.recognizer import Recognizer, compile_grammar
+    from toolchain.sources import load_source
+
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}))
+    doc = b'{"a":1,"b":2}'
+    open_rec = Recognizer(compile_grammar(load_source(str(src)).grammar))
+    closed_rec = Recognizer(compile_grammar(load_source(str(src), close_objects=True).grammar))
+    assert open_rec.try_feed(doc) and open_rec.is_accepting()
+    assert not closed_rec.try_feed(doc)
+    closed_rec = Recognizer(compile_grammar(load_source(str(src), close_objects=True).grammar))
+    assert closed_rec.try_feed(b'{"a":1}') and closed_rec.is_accepting()
