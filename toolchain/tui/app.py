@@ -216,6 +216,10 @@ class GramwrightApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker: Worker[Any] = event.worker
         group = worker.group
+        if not self.query("#grammar"):
+            # The app is closing and its screen is gone (a worker finished during shutdown):
+            # the result has nowhere to go, and querying the panels would raise.
+            return
         if event.state == WorkerState.SUCCESS:
             self._apply(worker.result)
             self.error_bar.clear_source(group)
