@@ -3,12 +3,22 @@
     python bench/compile.py --json                  # all splits, ours on every schema
     python bench/compile.py --splits Github_easy --peers-every 5 --json
 
-For every schema: ``compile_schema`` time (the compile report included) and "ready" time (plus
-the recognizer's ``compile_grammar``), refusals by keyword and errors/timeouts (10 s). Peers —
-llguidance and XGrammar, benchmark-only dependencies — compile the same schemas and fill their
-first token mask with the embedded SmolLM2 tokenizer; they run on a deterministic sample
-(``--peers-every``), and ratios compare medians on exactly that sample. Absolute times on the
-shared 2-core machines drift; ratios hold (see ../shared/docs/BENCHMARKS.md).
+For every schema: ``compile_ms`` is ``compile_schema`` (the compile report included) and
+``ready_ms`` adds the recognizer's ``compile_grammar`` (what a request needs before its first
+mask); refusals by keyword and errors/timeouts (10 s) are counted, timeouts are never folded into
+the percentiles. Every schema is compiled *cold*: before each one (outside the timed region) the
+grammar and regex caches are cleared and a garbage collection is run, so one schema is not billed
+for the caches or the garbage of the ones before it (the built-in tables — formats, the shared
+JSON rules, the tokenizer — stay warm, as after the first call in any process).
+
+Peers — llguidance and XGrammar, benchmark-only dependencies — compile the same schemas (compact
+JSON, as ours) and fill their first token mask with the embedded SmolLM2 tokenizer, on a
+deterministic sample (``--peers-every N``: the schemas whose name hashes to 0 mod N). On that
+sample ours is timed the same way: ``compile_schema`` + ``compile_grammar`` + the first token
+mask (our token engine, no disk cache, and without the masks it shares between grammars unless
+``--shared-masks``). Ratios (ours / peer) compare p50 and p99 over the sampled
+schemas that both compiled, pooled over the splits. Absolute times on the shared 2-core machines
+drift; ratios hold (see ../shared/docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -68,6 +78,18 @@ def sampled(name: str, every: int) -> bool:
 
 
 # -- ours --------------------------------------------------------------------------------------
+def cold() -> None:
+    """Forget what earlier schemas left behind (outside every timed region)."""
+    import gc
+
+    from toolchain.recognizer import compile_grammar
+    from toolchain.schema.compiler import strings
+
+    compile_grammar.cache_clear()
+    strings._translate.cache_clear()  # the regex translation memo
+    gc.collect()
+
+
 def run_ours(schema: Any) -> dict[str, Any]:
     from toolchain.recognizer import compile_grammar
     from toolchain.schema import CompileOptions, SchemaCompileError, compile_schema
@@ -77,7 +99,7 @@ def run_ours(schema: Any) -> dict[str, Any]:
         with time_limit(TIMEOUT_S):
             compiled = compile_schema(schema, options=CompileOptions(timeout_s=TIMEOUT_S))
             compile_ms = (time.perf_counter() - t0) * 1000
-            compile_grammar(compiled.grammar)
+            recognizer = compile_grammar(compiled.grammar)
     except SchemaCompileError as exc:
         return {"status": "refused", "keyword": exc.keyword or "(schema)", "reason": exc.reason}
     except TimeoutError:
@@ -86,7 +108,29 @@ def run_ours(schema: Any) -> dict[str, Any]:
         return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"[:200]}
     ready_ms = (time.perf_counter() - t0) * 1000
     inexact = len(compiled.report.inexact())
-    return {"status": "compiled", "compile_ms": compile_ms, "ready_ms": ready_ms, "inexact": inexact}
+    return {
+        "status": "compiled",
+        "compile_ms": compile_ms,
+        "ready_ms": ready_ms,
+        "inexact": inexact,
+        "recognizer": recognizer,
+    }
+
+
+def ours_first_mask(vocab: Any, recognizer: Any, ready_ms: float) -> dict[str, Any]:
+    """Our first token mask for an already compiled schema (``ms`` includes ``ready_ms``)."""
+    from toolchain.engine.matcher import GrammarEngine
+
+    t0 = time.perf_counter()
+    try:
+        with time_limit(max(TIMEOUT_S - ready_ms / 1000, 0.001)):
+            engine = GrammarEngine(recognizer, vocab)
+            engine.bitmask(engine.matcher().config)
+    except TimeoutError:
+        return {"status": "timeout"}
+    except Exception as exc:  # noqa: BLE001
+        return {"status": "error", "reason": f"{type(exc).__name__}: {exc}"[:200]}
+    return {"status": "compiled", "ms": ready_ms + (time.perf_counter() - t0) * 1000}
 
 
 # -- peers ---------------------------------------------------------------------------------------
@@ -96,14 +140,22 @@ class Peers:
     def __init__(self) -> None:
         self.available: dict[str, Callable[[Any], dict[str, Any]]] = {}
         self.notes: list[str] = []
+        self.vocab: Any = None
         try:
+            from toolchain.engine import masks
+            from toolchain.engine.vocab import TokenVocabulary
             from toolchain.models import load_tokenizer
 
             tokenizer = load_tokenizer()
+            self.vocab = TokenVocabulary.from_tokenizer(tokenizer)
+            # per-tokenizer preparation, as the peers' tokenizer objects do
+            masks.vocabulary_trie(self.vocab)
+            masks.tail_byte_sets(self.vocab)
+            self.masks = masks
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"peers skipped: no tokenizer ({type(exc).__name__}: {exc})")
             return
-        self.vocab = len(tokenizer)
+        self.size = self.vocab.size
         try:
             import llguidance
             import llguidance.hf
@@ -118,12 +170,17 @@ class Peers:
             import xgrammar
 
             self.xgr = xgrammar
-            info = xgrammar.TokenizerInfo.from_huggingface(tokenizer, vocab_size=self.vocab)
+            info = xgrammar.TokenizerInfo.from_huggingface(tokenizer, vocab_size=self.size)
             # No cache: every schema is compiled cold, like ours.
             self.xgr_compiler = xgrammar.GrammarCompiler(info, max_threads=1, cache_enabled=False)
             self.available["xgrammar"] = self.xgrammar
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"xgrammar skipped: {type(exc).__name__}: {exc}")
+
+    def forget_shared_masks(self) -> None:
+        """Our token engine shares masks between grammars on one tokenizer (by content
+        signature); a cold first mask starts without them, as the peers' do."""
+        self.masks.forget_shared(self.vocab)
 
     def llguidance(self, schema: Any) -> dict[str, Any]:
         import numpy as np
@@ -131,11 +188,13 @@ class Peers:
         t0 = time.perf_counter()
         try:
             with time_limit(TIMEOUT_S):
-                grammar = self.ll.LLMatcher.grammar_from_json_schema(json.dumps(schema))
+                grammar = self.ll.LLMatcher.grammar_from_json_schema(
+                    json.dumps(schema), defaults={"whitespace_flexible": False}
+                )
                 matcher = self.ll.LLMatcher(self.ll_tok, grammar, log_level=0)
                 if matcher.is_error():
                     return {"status": "refused", "reason": matcher.get_error()[:200]}
-                mask = np.full(((self.vocab + 31) // 32,), -1, dtype=np.int32).reshape(1, -1)
+                mask = np.full(((self.size + 31) // 32,), -1, dtype=np.int32).reshape(1, -1)
                 self.ll.numpy.fill_next_token_bitmask(matcher, mask)
         except TimeoutError:
             return {"status": "timeout"}
@@ -147,9 +206,11 @@ class Peers:
         t0 = time.perf_counter()
         try:
             with time_limit(TIMEOUT_S):
-                compiled = self.xgr_compiler.compile_json_schema(json.dumps(schema), any_whitespace=False)
+                compiled = self.xgr_compiler.compile_json_schema(
+                    json.dumps(schema), any_whitespace=False, separators=(",", ":")
+                )
                 matcher = self.xgr.GrammarMatcher(compiled)
-                bitmask = self.xgr.allocate_token_bitmask(1, self.vocab)
+                bitmask = self.xgr.allocate_token_bitmask(1, self.size)
                 matcher.fill_next_token_bitmask(bitmask)
         except TimeoutError:
             return {"status": "timeout"}
@@ -159,40 +220,80 @@ class Peers:
 
 
 # -- driver ------------------------------------------------------------------------------------
-def bench_split(split: str, peers: Peers | None, peers_every: int, limit: int) -> dict[str, Any]:
+def compare(rows: list[dict[str, Any]], names: list[str]) -> dict[str, Any]:
+    """Per engine on the peer sample: statuses, and ours vs that peer where both compiled."""
+    out: dict[str, Any] = {"sampled": len(rows), "ours": {"status": dict(Counter(r["ours"] for r in rows))}}
+    ours_ms = [r["ours_ms"] for r in rows if r["ours"] == "compiled"]
+    out["ours"]["compile_first_mask_ms"] = percentiles(ours_ms)
+    for name in names:
+        both = [r for r in rows if r["ours"] == "compiled" and r[name]["status"] == "compiled"]
+        peer = percentiles([r[name]["ms"] for r in both])
+        mine = percentiles([r["ours_ms"] for r in both])
+        out[name] = {
+            "status": dict(Counter(r[name]["status"] for r in rows)),
+            "compile_first_mask_ms": percentiles(
+                [r[name]["ms"] for r in rows if r[name]["status"] == "compiled"]
+            ),
+            "both_compiled": len(both),
+            "ours_on_both_ms": mine,
+            "peer_on_both_ms": peer,
+            "ratio_ours_over_peer": {
+                q: round(mine[q] / max(peer[q], 1e-9), 3) if both else None for q in ("p50", "p90", "p99")
+            },
+        }
+    return out
+
+
+def bench_split(
+    split: str,
+    peers: Peers | None,
+    peers_every: int,
+    limit: int,
+    sample: list[dict[str, Any]],
+    shared_masks: bool = False,
+) -> dict[str, Any]:
     files = sorted((DATA / split).glob("*.json"))
     if limit:
         files = files[:limit]
-    ours_compile: list[float] = []
+    ours_compile: list[tuple[float, str]] = []
     ours_ready: list[float] = []
     statuses: Counter[str] = Counter()
     refused_by_keyword: Counter[str] = Counter()
     errors: Counter[str] = Counter()
+    timeouts: list[str] = []
     inexact_schemas = 0
-    peer_ms: dict[str, list[float]] = {}
-    peer_status: dict[str, Counter[str]] = {}
-    ours_on_sample: list[float] = []
+    rows: list[dict[str, Any]] = []
     for f in files:
         schema = json.loads(f.read_text(encoding="utf-8"))["schema"]
+        cold()
         r = run_ours(schema)
+        recognizer = r.pop("recognizer", None)
         statuses[r["status"]] += 1
         if r["status"] == "compiled":
-            ours_compile.append(r["compile_ms"])
+            ours_compile.append((r["compile_ms"], f.name))
             ours_ready.append(r["ready_ms"])
             inexact_schemas += 1 if r["inexact"] else 0
         elif r["status"] == "refused":
             refused_by_keyword[r["keyword"]] += 1
         elif r["status"] == "error":
             errors[r["reason"][:80]] += 1
+        elif r["status"] == "timeout":
+            timeouts.append(f.name)
         if peers is None or not peers.available or not sampled(f"{split}/{f.stem}", peers_every):
             continue
+        row: dict[str, Any] = {"split": split, "schema": f.name, "ours": r["status"]}
         if r["status"] == "compiled":
-            ours_on_sample.append(r["compile_ms"])
+            if not shared_masks:
+                peers.forget_shared_masks()
+            m = ours_first_mask(peers.vocab, recognizer, r["ready_ms"])
+            row["ours"], row["ours_ms"] = m["status"], m.get("ms")
+        del recognizer
         for name, fn in peers.available.items():
-            pr = fn(schema)
-            peer_status.setdefault(name, Counter())[pr["status"]] += 1
-            if pr["status"] == "compiled" and r["status"] == "compiled":
-                peer_ms.setdefault(name, []).append(pr["ms"])
+            cold()
+            row[name] = fn(schema)
+        rows.append(row)
+    sample.extend(rows)
+    slowest = sorted(ours_compile, reverse=True)[:5]
     out: dict[str, Any] = {
         "schemas": len(files),
         "compiled": statuses["compiled"],
@@ -200,21 +301,16 @@ def bench_split(split: str, peers: Peers | None, peers_every: int, limit: int) -
         "refused": statuses["refused"],
         "errors": statuses["error"],
         "timeouts": statuses["timeout"],
+        "timed_out": timeouts,
         "with_inexact_keywords": inexact_schemas,
-        "compile_ms": percentiles(ours_compile),
+        "compile_ms": percentiles([ms for ms, _ in ours_compile]),
         "ready_ms": percentiles(ours_ready),
+        "slowest_compile": {name: round(ms, 1) for ms, name in slowest},
         "refused_by_keyword": dict(refused_by_keyword.most_common()),
         "errors_by_reason": dict(errors.most_common(10)),
     }
-    if peer_status:
-        out["peers"] = {
-            name: {
-                "status": dict(peer_status[name]),
-                "compile_first_mask_ms": percentiles(peer_ms.get(name, [])),
-            }
-            for name in peer_status
-        }
-        out["ours_on_peer_sample_ms"] = percentiles(ours_on_sample)
+    if rows and peers is not None:
+        out["peer_sample"] = compare(rows, list(peers.available))
     return out
 
 
@@ -224,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", default=",".join(SPLITS), help="comma-separated split names")
     ap.add_argument("--peers-every", type=int, default=10, help="run peers on 1 in N schemas (0: no peers)")
     ap.add_argument("--limit", type=int, default=0, help="at most this many schemas per split")
+    ap.add_argument(
+        "--shared-masks",
+        action="store_true",
+        help="our first masks may reuse masks shared by earlier schemas (default: every one cold)",
+    )
     args = ap.parse_args(argv)
     if not DATA.is_dir():
         print(f"no data at {DATA}", file=sys.stderr)
@@ -234,35 +335,34 @@ def main(argv: list[str] | None = None) -> int:
     peers = Peers() if args.peers_every > 0 else None
     for note in peers.notes if peers else []:
         print(note, file=sys.stderr)
-    result: dict[str, Any] = {"splits": {}, "timeout_s": TIMEOUT_S}
-    all_compile: list[float] = []
+    result: dict[str, Any] = {
+        "splits": {},
+        "timeout_s": TIMEOUT_S,
+        "peers_every": args.peers_every,
+        "shared_masks": args.shared_masks,
+    }
+    sample: list[dict[str, Any]] = []
     for split in [s for s in args.splits.split(",") if s]:
         print(f"{split} …", file=sys.stderr)
-        result["splits"][split] = r = bench_split(split, peers, args.peers_every, args.limit)
-        all_compile.extend([r["compile_ms"]["p50"]])
-    times: list[float] = []
-    peer_times: dict[str, list[float]] = {}
-    ours_sample: list[float] = []
-    for r in result["splits"].values():
-        times.append(r["compile_ms"]["p50"])
-        for name, pr in r.get("peers", {}).items():
-            peer_times.setdefault(name, []).append(pr["compile_first_mask_ms"]["p50"])
-        if "ours_on_peer_sample_ms" in r:
-            ours_sample.append(r["ours_on_peer_sample_ms"]["p50"])
-    if peer_times and ours_sample:
-        ours_med = sorted(ours_sample)[len(ours_sample) // 2]
-        result["ratios_ours_over_peer_p50"] = {
-            name: round(ours_med / max(sorted(v)[len(v) // 2], 1e-9), 3) for name, v in peer_times.items()
-        }
+        result["splits"][split] = bench_split(
+            split, peers, args.peers_every, args.limit, sample, args.shared_masks
+        )
+    if sample and peers is not None:
+        result["peer_sample"] = compare(sample, list(peers.available))
+        result["peer_sample"]["schemas"] = [f"{r['split']}/{r['schema']}" for r in sample]
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         for split, r in result["splits"].items():
-            c = r["compile_ms"]
+            c, rd = r["compile_ms"], r["ready_ms"]
             print(
-                f"{split:16} compiled {r['compiled']}/{r['schemas']}  p50 {c['p50']} ms  p90 {c['p90']}"
-                f"  p99 {c['p99']}  max {c['max']}  timeouts {r['timeouts']}  errors {r['errors']}"
+                f"{split:16} compiled {r['compiled']}/{r['schemas']}  compile p50 {c['p50']} p90 {c['p90']}"
+                f" p99 {c['p99']} max {c['max']} ms  ready p50 {rd['p50']} p99 {rd['p99']} max {rd['max']} ms"
+                f"  timeouts {r['timeouts']}  errors {r['errors']}"
             )
+        for name, pr in result.get("peer_sample", {}).items():
+            if isinstance(pr, dict) and "ratio_ours_over_peer" in pr:
+                print(f"ours / {name}: {pr['ratio_ours_over_peer']} on {pr['both_compiled']} schemas")
     return 0
 
 

@@ -65,6 +65,25 @@ def test_member_order_search_stays_polynomial() -> None:
     assert not check({"extra": nested, "n": "1", "title": "t"})
 
 
+def test_a_large_nested_document_in_the_first_order_needs_no_search() -> None:
+    # The search tries every member that can come next before choosing one (quadratic at each
+    # object level): a free-form document a few levels deep used to exhaust the budget although
+    # its first order is accepted (JSONSchemaBench Github_medium o66139: a valid instance counted
+    # as a false negative).
+    from toolchain.recognizer import Recognizer, compile_grammar
+    from toolchain.schema.canonical import accepts
+
+    check = Checker({"properties": {"id": {"type": "string"}}, "type": "object"})
+    recognizer = Recognizer(compile_grammar(check.compiled.grammar))
+
+    def doc(depth: int) -> object:
+        return {f"k{i}": doc(depth - 1) if depth else i for i in range(8)}
+
+    assert accepts(recognizer, {"id": "x", "doc": doc(3)}, budget=2_000)
+    recognizer.reset()
+    assert not accepts(recognizer, {"id": 1, "doc": {}}, budget=2_000)
+
+
 def test_key_order_follows_the_compiled_member_orders() -> None:
     from toolchain.schema.canonical import KeyOrder
 

@@ -112,15 +112,22 @@ class KeyOrder:
                 self._where.setdefault(key, []).append((n, pos))
 
     def order(self, keys: list[str]) -> list[str]:
+        return self.orders(keys, 1)[0]
+
+    def orders(self, keys: list[str], limit: int) -> list[list[str]]:
+        """Up to ``limit`` guesses, best first: ``keys`` ordered like each declared order that
+        names some of them, most names first (``keys`` themselves when none does)."""
         votes: dict[int, int] = {}
         for k in keys:
             for n, _ in self._where.get(k, ()):
                 votes[n] = votes.get(n, 0) + 1
         if not votes:
-            return keys
-        best = max(votes, key=lambda n: (votes[n], -n))
-        pos = {k: p for k in keys for n, p in self._where.get(k, ()) if n == best}
-        return sorted(keys, key=lambda k: (k not in pos, pos.get(k, 0)))
+            return [keys]
+        out: list[list[str]] = []
+        for best in sorted(votes, key=lambda n: (-votes[n], n))[:limit]:
+            pos = {k: p for k in keys for n, p in self._where.get(k, ()) if n == best}
+            out.append(sorted(keys, key=lambda k: (k not in pos, pos.get(k, 0))))
+        return out
 
 
 class SearchBudgetExceeded(Exception):
@@ -139,6 +146,10 @@ class _AlternativesExhausted(Exception):
 # Other member orders matter only when they leave the parser in a different state (anyOf
 # branches ordering the same keys differently); searching them exhaustively is exponential.
 ALTERNATIVES_BUDGET = 2000
+# Feeds the one-pass first try (_Search.in_order) may spend before the search proper.
+IN_ORDER_FEEDS = 200_000
+# Key orders it tries per object: the hint's best guess, the instance's own, the next guesses.
+IN_ORDER_GUESSES = 6
 
 
 class _Search:
@@ -148,6 +159,7 @@ class _Search:
         self.draft4 = draft4
         self.key_order = key_order
         self.limits: list[int] = []  # the budget must stay above each (see value())
+        self._in_order_feeds = IN_ORDER_FEEDS
 
     def feed(self, data: str) -> bool:
         self.budget -= 1
@@ -214,6 +226,55 @@ class _Search:
         for _ in self.value(items[i]):
             yield from self._elements(items, i + 1)
         self.cursor.restore(snap)
+
+    def in_order(self, v: Any) -> bool:
+        """Feed ``v`` in one pass, each object's keys in the key-order hint's order, else in the
+        instance's own order, else in the hint's next guesses (no search, no budget: at most
+        :data:`IN_ORDER_FEEDS` feeds).
+
+        The hinted order is the search's first path (its first choice at every level): the
+        search itself tries every member that can come next (each value fed to an end state)
+        before choosing one, quadratic per object level, so a large nested document can exhaust
+        the budget although this very order is accepted. The instance's own order covers a hint
+        that guessed wrong (it ranks keys by one declared order per object)."""
+        self._in_order_feeds = IN_ORDER_FEEDS
+        try:
+            return self._in_order(v)
+        except SearchBudgetExceeded:
+            return False
+
+    def _try(self, data: str) -> bool:
+        self._in_order_feeds -= 1
+        if self._in_order_feeds < 0:
+            raise SearchBudgetExceeded
+        return bool(self.cursor.try_feed(data.encode("utf-8")))
+
+    def _in_order(self, v: Any) -> bool:
+        if isinstance(v, dict):
+            own = list(v)
+            guesses = self.key_order.orders(own, IN_ORDER_GUESSES) if self.key_order else []
+            snap = self.cursor.snapshot()
+            for order in [*dict.fromkeys(tuple(g) for g in [*guesses[:1], own, *guesses[1:]])]:
+                if (
+                    self._try("{")
+                    and all(
+                        self._try(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")
+                        and self._in_order(v[key])
+                        for i, key in enumerate(order)
+                    )
+                    and self._try("}")
+                ):
+                    return True
+                self.cursor.restore(snap)
+            return False
+        if isinstance(v, list):
+            if not self._try("["):
+                return False
+            for i, item in enumerate(v):
+                if (i and not self._try(",")) or not self._in_order(item):
+                    return False
+            return self._try("]")
+        return self._try(dumps(v, self.draft4))
 
     def obj(self, members: dict[str, Any]) -> Generator[None, None, None]:
         snap = self.cursor.snapshot()
@@ -324,6 +385,11 @@ def accepts(
     search = _Search(cursor, budget, draft4, key_order)
     snap = cursor.snapshot()
     try:
+        # One pass first (see _Search.in_order): when it is accepted, so is the instance — the
+        # search would find that order too, if its budget lasted.
+        if search.in_order(instance) and cursor.is_accepting():
+            return True
+        cursor.restore(snap)
         return any(cursor.is_accepting() for _ in search.value(instance))
     finally:
         cursor.restore(snap)

@@ -18,6 +18,7 @@ propagate it, so no rule that accepts nothing is ever emitted for the root.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections import deque
@@ -25,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from toolchain.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, refs, seq
+from toolchain.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, seq
 from toolchain.schema.compiler import keywords as kw
 from toolchain.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
 from toolchain.schema.compiler.options import CompileOptions
@@ -76,6 +77,13 @@ class Compiler:
         self._base_validators: dict[int, Any] = {}
         self._synthetic: dict[Any, Loc] = {}
         self.distributions = 0
+        # memo tables of the disjunction helpers (keyed by part / schema identity, like _asserting)
+        self.part_facts: dict[Any, Any] = {}
+        self.condition_tests: dict[Any, Any] = {}
+        self.branch_parts: dict[tuple[int, str], list[list[Part]]] = {}
+        self.scalar_literals: dict[tuple[type, Any], Expr] = {}  # enum/const values as literals
+        # parts (key, draft) that flatten to themselves, adding nothing: skipped when met again
+        self._flat_fixpoints: set[tuple[Any, int]] = set()
         self.key_rules: dict[tuple[str, ...], Ref] = {}  # key grammars, shared by name set / pattern
         self.member_orders: list[
             tuple[str, ...]
@@ -202,12 +210,19 @@ class Compiler:
                 p = replace(p, consumed=prev.consumed & p.consumed)
             out[k] = p
             draft = p.loc.draft
+            fixed = (p.key(), draft)
+            if fixed in self._flat_fixpoints:
+                continue  # flattening it again would add nothing and change nothing
+            queued = len(queue)
             if draft <= 7 and "$ref" in s:
                 # Before 2019-09 a $ref replaces its siblings (they are ignored by the spec).
                 if "$ref" not in p.consumed:
                     self.note(p.pointer("$ref"), "exact")
                     queue.append(Part(self.registry.lookup(p.loc, "$ref")))
-                out[k] = replace(p, consumed=ALL_CONSUMED)
+                if p.consumed != ALL_CONSUMED:
+                    out[k] = replace(p, consumed=ALL_CONSUMED)
+                elif len(queue) == queued:
+                    self._flat_fixpoints.add(fixed)
                 continue
             for ref_kw in ("$ref", "$dynamicRef", "$recursiveRef"):
                 if ref_kw in s and ref_kw not in p.consumed and self.asserts(ref_kw, draft):
@@ -226,6 +241,8 @@ class Compiler:
             expanded = APPLICATORS & s.keys()
             if expanded - p.consumed:
                 out[k] = replace(p, consumed=p.consumed | expanded)
+            elif len(queue) == queued:
+                self._flat_fixpoints.add(fixed)
         return [p for p in out.values() if self.asserting(p)]
 
     def key_of(self, parts: list[Part]) -> ConjKey:
@@ -345,8 +362,10 @@ VALIDATOR_CLASSES = _validator_classes()
 _KEYWORD_SEGMENTS = {"properties", "$defs", "definitions", "patternProperties"}
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def rule_name_for(pointer: str) -> str:
-    """A readable GBNF rule name (``[a-zA-Z0-9-]+``) from a schema pointer."""
+    """A readable GBNF rule name (``[a-zA-Z0-9-]+``) from a schema pointer (memoised: every rule
+    of every schema is named, and helper rules repeat their pointers)."""
     if "#" in pointer:
         doc, _, pointer = pointer.partition("#")
         doc_name = doc.rstrip("/").rsplit("/", 1)[-1].split(".")[0]
@@ -376,9 +395,7 @@ def finish_grammar(rules: dict[str, Expr], rule_pointers: dict[str, str]) -> Gra
     from toolchain.grammar.analysis import prepare, productive_rules
     from toolchain.grammar.errors import EmptyLanguageError
 
-    rules = _collapse_aliases(rules)
-    keep = _reachable(rules)
-    grammar = Grammar({n: body for n, body in rules.items() if n in keep}, "root")
+    grammar = Grammar(_collapse_aliases(rules), "root")
     if len(productive_rules(grammar)) < len(grammar.rules):
         # Rare (recursion that never terminates, an unsatisfiable branch already referenced).
         try:
@@ -392,41 +409,47 @@ def finish_grammar(rules: dict[str, Expr], rule_pointers: dict[str, str]) -> Gra
     return grammar
 
 
-_SHARED_REFS: dict[str, tuple[int, list[str]]] = {}
+_SHARED_REFS: dict[str, tuple[int, set[str]]] = {}
 
 
-def _reachable(rules: dict[str, Expr]) -> set[str]:
-    """Rule names reachable from the root (the shared rules' references are computed once)."""
-    seen = {"root"}
-    stack = ["root"]
+def _ref_names(expr: Expr) -> set[str]:
+    """The rule names ``expr`` refers to (``ir.refs`` without the generic walk: this runs over
+    every rule of every schema)."""
+    out: set[str] = set()
+    stack = [expr]
     while stack:
-        name = stack.pop()
-        body = rules[name]
-        if name in SHARED:
-            cached = _SHARED_REFS.get(name)
-            if cached is None or cached[0] != id(body):
-                cached = (id(body), refs(body))
-                _SHARED_REFS[name] = cached
-            names = cached[1]
-        else:
-            names = refs(body)
-        for ref in names:
-            if ref in rules and ref not in seen:
-                seen.add(ref)
-                stack.append(ref)
-    return seen
+        node = stack.pop()
+        kind = type(node)
+        if kind is Ref:
+            out.add(node.name)  # type: ignore[union-attr]
+        elif kind is Seq or kind is Alt:
+            stack.extend(node.items)  # type: ignore[union-attr]
+        elif kind is Repeat:
+            stack.append(node.item)  # type: ignore[union-attr]
+    return out
+
+
+def _shared_refs(name: str, body: Expr) -> set[str]:
+    """The references of a shared rule (the same few bodies in every schema: computed once)."""
+    cached = _SHARED_REFS.get(name)
+    if cached is None or cached[0] != id(body):
+        cached = (id(body), _ref_names(body))
+        _SHARED_REFS[name] = cached
+    return cached[1]
 
 
 def _collapse_aliases(rules: dict[str, Expr]) -> dict[str, Expr]:
-    """Rules whose whole body is another rule (``a ::= b``) are replaced by that rule."""
-    # An alias of a shared rule stays: its name is what ties a rejection to a schema location.
+    """The rules reachable from the root, with aliases (``a ::= b``) replaced by their target.
+
+    An alias of a shared rule stays: its name is what ties a rejection to a schema location. Rule
+    order is kept. References are collected once per rule, and only rules that refer to an alias
+    are rewritten.
+    """
     alias = {
         n: b.name
         for n, b in rules.items()
         if isinstance(b, Ref) and n != "root" and b.name in rules and b.name not in SHARED
     }
-    if not alias:
-        return rules
 
     def final(name: str) -> str:
         seen = set()
@@ -436,10 +459,28 @@ def _collapse_aliases(rules: dict[str, Expr]) -> dict[str, Expr]:
         return name
 
     target = {n: final(n) for n in alias}
+    # What the rules refer to once aliases are replaced (shared rules are never rewritten).
+    renamed: dict[str, bool] = {}
+    seen = {"root"}
+    stack = ["root"]
+    while stack:
+        name = stack.pop()
+        body = rules[name]
+        if name in SHARED:
+            names: Iterable[str] = _shared_refs(name, body)
+        else:
+            raw = _ref_names(body)
+            hit = not target.keys().isdisjoint(raw)
+            renamed[name] = hit
+            names = {target.get(r, r) for r in raw} if hit else raw
+        for ref in names:
+            if ref in rules and ref not in seen and (ref not in target or target[ref] == ref):
+                seen.add(ref)
+                stack.append(ref)
     return {
-        n: body if n in SHARED else _rename(body, target)
+        n: _rename(body, target) if renamed.get(n) else body
         for n, body in rules.items()
-        if n not in target or target[n] == n
+        if n in seen and (n not in target or target[n] == n)
     }
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toolchain.grammar.ir import Expr, alt
+from toolchain.schema.compiler.collector import ALL_TYPES
 from toolchain.schema.compiler.parts import DISJUNCTIVE, Part
-from toolchain.schema.compiler.types import json_type, possible_types
+from toolchain.schema.compiler.types import declared_types, json_type, possible_types
 from toolchain.schema.errors import UnsatisfiableSchema, UnsupportedSchema
 from toolchain.schema.resolve import Loc
 
@@ -86,11 +87,7 @@ def _branches(c: Compiler, p: Part, keyword: str) -> tuple[list[list[Part]], Par
         value = s[keyword]
         if not isinstance(value, list) or not value:
             raise UnsupportedSchema(ptr, f"{keyword} must be a non-empty array", keyword=keyword)
-        return (
-            [[Part(c.registry.child(p.loc, keyword, j))] for j in range(len(value))],
-            p.consume(keyword),
-            ptr,
-        )
+        return _alternatives(c, p.loc, keyword, len(value)), p.consume(keyword), ptr
     if keyword == "if":
         consumed = p.consume("if")
         has_then, has_else = "then" in s, "else" in s
@@ -132,6 +129,19 @@ def _branches(c: Compiler, p: Part, keyword: str) -> tuple[list[list[Part]], Par
             return [], consumed, sub_ptr
         return [[without], [Part(has_k), Part(c.registry.child(p.loc, keyword, name))]], consumed, sub_ptr
     return [], p.consume(keyword), ptr
+
+
+def _alternatives(c: Compiler, loc: Loc, keyword: str, n: int) -> list[list[Part]]:
+    """One part per ``anyOf``/``oneOf`` branch: the same lists every time the keyword is split
+    again (a big ``anyOf`` meets every combination of the other disjunctions); only computed
+    afresh where the dynamic scope makes locations differ."""
+    if c.registry.has_dynamic:
+        return [[Part(c.registry.child(loc, keyword, j))] for j in range(n)]
+    key = (id(loc.schema), keyword)
+    got = c.branch_parts.get(key)
+    if got is None or len(got) != n:
+        got = c.branch_parts[key] = [[Part(c.registry.child(loc, keyword, j))] for j in range(n)]
+    return got
 
 
 def _esc(segment: str) -> str:
@@ -249,64 +259,108 @@ def _drop_disjunctions(c: Compiler, parts: list[Part]) -> list[Part]:
         if not p.negated and isinstance(p.schema, dict):
             for keyword in DISJUNCTIVE:
                 if keyword in p.schema and keyword not in p.consumed and c.asserts(keyword, p.loc.draft):
-                    c.note(
-                        p.pointer(keyword),
-                        "approximated",
-                        "too many combinations of disjunctive keywords; dropped",
-                    )
+                    why = "too many combinations of disjunctive keywords; dropped"
+                    c.note(p.pointer(keyword), "approximated", why)
+                    if keyword == "if":  # what then/else require is dropped with it
+                        for companion in ("then", "else"):
+                            if companion in p.schema:
+                                c.note(p.pointer(companion), "approximated", why)
                     p = p.consume(keyword)
         out.append(p)
     return out
 
 
-class _Facts:
-    """What a conjunction says for sure about objects: required names, allowed/excluded constants."""
+class _PartFacts:
+    """What one part says for sure (see :class:`_Facts`); computed once per part and draft."""
 
-    def __init__(self, c: Compiler, parts: list[Part]) -> None:
+    __slots__ = ("allowed", "excluded", "forbidden", "required", "types")
+
+    def __init__(self, c: Compiler, p: Part) -> None:
         from toolchain.schema.canonical import json_key
 
-        self.types = possible_types(parts)
+        self.types: set[str] | None = None  # None: says nothing about types
+        self.required: list[str] = []
+        self.allowed: list[tuple[str, set[Any]]] = []
+        self.excluded: list[tuple[str, set[Any]]] = []
+        self.forbidden: str | None = None
+        s = p.schema
+        if p.negated or (isinstance(s, dict) and "*" in p.consumed):
+            return
+        self.types = declared_types(s, p.loc.draft)
+        if not isinstance(s, dict):
+            return
+        neg = s.get("not")
+        if (
+            isinstance(neg, dict)
+            and set(neg) == {"required"}
+            and isinstance(neg["required"], list)
+            and len(neg["required"]) == 1
+            and s.get("type") == "object"
+        ):
+            self.forbidden = neg["required"][0]
+        req = s.get("required")
+        if isinstance(req, list) and c.asserts("required", p.loc.draft):
+            self.required = [n for n in req if isinstance(n, str)]
+        props = s.get("properties")
+        if not isinstance(props, dict):
+            return
+        for name, sub in props.items():
+            if not isinstance(sub, dict):
+                continue
+            values = _constants(sub, p.loc.draft)
+            if values is not None:
+                self.allowed.append((name, {json_key(v) for v in values}))
+            inner = sub.get("not")
+            if isinstance(inner, dict) and len(inner) == 1:
+                values = _constants(inner, p.loc.draft)
+                if values is not None:
+                    self.excluded.append((name, {json_key(v) for v in values}))
+
+
+def _part_facts(c: Compiler, p: Part) -> _PartFacts:
+    memo = c.part_facts
+    key = (p.key(), p.loc.draft)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = _PartFacts(c, p)
+    return got
+
+
+class _Facts:
+    """What a conjunction says for sure about objects: required names, allowed/excluded constants.
+
+    The union of what each part says (:class:`_PartFacts`, memoised per part: the long ``if``
+    chains of discriminator schemas ask about the same parts once per link)."""
+
+    def __init__(self, c: Compiler, parts: list[Part]) -> None:
+        self.types = set(ALL_TYPES)
         self.required: set[str] = set()
         self.allowed: dict[str, set[Any]] = {}
         self.excluded: dict[str, set[Any]] = {}
         self.forbidden: set[str] = set()
+        self._possible: dict[str, set[Any]] = {}
         for p in parts:
-            s = p.schema
-            if p.negated or not isinstance(s, dict) or "*" in p.consumed:
+            f = _part_facts(c, p)
+            if f.types is None:
                 continue
-            neg = s.get("not")
-            if (
-                isinstance(neg, dict)
-                and set(neg) == {"required"}
-                and isinstance(neg["required"], list)
-                and len(neg["required"]) == 1
-                and s.get("type") == "object"
-            ):
-                self.forbidden.add(neg["required"][0])
-            req = s.get("required")
-            if isinstance(req, list) and c.asserts("required", p.loc.draft):
-                self.required.update(n for n in req if isinstance(n, str))
-            props = s.get("properties")
-            if not isinstance(props, dict):
-                continue
-            for name, sub in props.items():
-                if not isinstance(sub, dict):
-                    continue
-                values = _constants(sub, p.loc.draft)
-                if values is not None:
-                    keys = {json_key(v) for v in values}
-                    self.allowed[name] = keys if name not in self.allowed else self.allowed[name] & keys
-                inner = sub.get("not")
-                if isinstance(inner, dict) and len(inner) == 1:
-                    values = _constants(inner, p.loc.draft)
-                    if values is not None:
-                        self.excluded.setdefault(name, set()).update(json_key(v) for v in values)
+            self.types &= f.types
+            if f.forbidden is not None:
+                self.forbidden.add(f.forbidden)
+            self.required.update(f.required)
+            for name, keys in f.allowed:
+                self.allowed[name] = keys if name not in self.allowed else self.allowed[name] & keys
+            for name, keys in f.excluded:
+                self.excluded.setdefault(name, set()).update(keys)
 
     def possible(self, name: str) -> set[Any] | None:
-        """The constants ``name`` may still take (None: unknown)."""
+        """The constants ``name`` may still take (None: unknown); memoised (every ``if`` of a
+        chain asks about the same discriminator, whose enum may be long)."""
         if name not in self.allowed:
             return None
-        return self.allowed[name] - self.excluded.get(name, set())
+        got = self._possible.get(name)
+        if got is None:
+            got = self._possible[name] = self.allowed[name] - self.excluded.get(name, set())
+        return got
 
 
 def quick_unsat(c: Compiler, parts: list[Part]) -> str:
@@ -360,13 +414,29 @@ def decide_ifs(c: Compiler, parts: list[Part]) -> list[Part] | None:
     return out if changed else None
 
 
-def _decide(c: Compiler, facts: _Facts, p: Part) -> bool | None:
+_Tests = tuple[list[Any], list[tuple[str, set[Any]]]]
+
+
+def _condition_tests(c: Compiler, p: Part) -> _Tests | None:
+    """``(required, [(name, allowed constant keys)])`` of a discriminator ``if`` (None: another
+    shape), memoised per ``if`` schema and draft."""
+    memo = c.condition_tests
+    cond = p.schema["if"]
+    key = (id(cond), p.loc.draft)
+    if key in memo:
+        known: _Tests | None = memo[key]
+        return known
+    got = _condition_tests_uncached(c, cond, p.loc.draft)
+    memo[key] = got
+    return got
+
+
+def _condition_tests_uncached(c: Compiler, cond: Any, draft: int) -> _Tests | None:
     from toolchain.schema.canonical import json_key
 
-    cond = p.schema["if"]
     if not isinstance(cond, dict):
         return None
-    keys = {k for k in cond if c.asserts(k, p.loc.draft)}
+    keys = {k for k in cond if c.asserts(k, draft)}
     if not keys or not keys <= {"properties", "required"}:
         return None
     props = cond.get("properties", {})
@@ -377,10 +447,18 @@ def _decide(c: Compiler, facts: _Facts, p: Part) -> bool | None:
     for name, sub in props.items():
         if sub is True or sub == {}:
             continue
-        values = _constants(sub, p.loc.draft) if isinstance(sub, dict) and len(sub) == 1 else None
+        values = _constants(sub, draft) if isinstance(sub, dict) and len(sub) == 1 else None
         if values is None:
             return None
         tests.append((name, {json_key(v) for v in values}))
+    return required, tests
+
+
+def _decide(c: Compiler, facts: _Facts, p: Part) -> bool | None:
+    got = _condition_tests(c, p)
+    if got is None:
+        return None
+    required, tests = got
     false = facts.types <= {"object"} and any(
         name in facts.required and (possible := facts.possible(name)) is not None and not (possible & values)
         for name, values in tests

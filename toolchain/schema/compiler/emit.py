@@ -129,8 +129,24 @@ def _asserted(c: Compiler, p: Part) -> set[str]:
     return {k for k in p.schema if k not in p.consumed and c.asserts(k, p.loc.draft)}
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def value_expr(c: Compiler, value: Any) -> Expr:
-    """A JSON value as a literal: canonical text, with whitespace gaps when flexible."""
+    """A JSON value as a literal: canonical text, with whitespace gaps when flexible.
+
+    Scalars are memoised per compilation (long enums are compiled once per conjunction they
+    meet). The key includes the type: ``1``, ``1.0`` and ``True`` are equal in Python."""
+    if type(value) in _SCALARS:
+        key = (type(value), value)
+        got = c.scalar_literals.get(key)
+        if got is None:
+            got = c.scalar_literals[key] = _value_expr(c, value)
+        return got
+    return _value_expr(c, value)
+
+
+def _value_expr(c: Compiler, value: Any) -> Expr:
     from toolchain.schema.canonical import dumps
 
     draft4 = c.registry.root_draft <= 4

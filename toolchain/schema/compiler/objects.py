@@ -20,7 +20,7 @@ import contextlib
 import re
 from typing import TYPE_CHECKING
 
-from toolchain.grammar.ir import Expr, Ref, alt, literal, repeat, seq
+from toolchain.grammar.ir import Alt, Expr, Ref, alt, literal, repeat, seq
 from toolchain.schema.compiler.collector import Collector, ObjectPart
 from toolchain.schema.compiler.emit import TypeUnsat
 from toolchain.schema.compiler.jsontext import QUOTE, string_literal
@@ -322,4 +322,9 @@ def _body(
             firsts.append(other_first)
         if lo == 0:
             firsts.append(literal(""))
-    return alt(*firsts) if firsts else literal("")
+    if not firsts:
+        return literal("")
+    # ``alt`` would hash every branch (each holds the rest of the body) to drop duplicates; the
+    # branches are distinct by construction: each starts with a different member's key, another
+    # member (a rule) or is empty — and none is an alternation to flatten.
+    return firsts[0] if len(firsts) == 1 else Alt(tuple(firsts))
