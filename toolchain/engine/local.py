@@ -16,6 +16,7 @@ Transitions are encoded as ``(next + 1) * 2 + returned`` so that one int32 table
 
 from __future__ import annotations
 
+import bisect
 import itertools
 
 from toolchain.recognizer.compiled import Chain, CompiledGrammar
@@ -35,13 +36,20 @@ class LocalAutomaton:
         self._ids: dict[frozenset[Chain], int] = {}
         self._first: dict[int, frozenset[int]] = {}
         self._full: dict[int, bool] = {}
+        self._cuts: dict[int, list[int]] = {}
+        self._quotients: dict[Chain, Chain] = {}
 
     def quotient(self, chain: Chain) -> Chain:
-        if self.horizon is None:
-            return chain
-        q = self.cg.quotient_state
-        h = self.horizon
-        return tuple(q(rs, h) for rs in chain)
+        got = self._quotients.get(chain)
+        if got is None:
+            if self.horizon is None:
+                got = chain
+            else:
+                q = self.cg.quotient_state
+                h = self.horizon
+                got = tuple(q(rs, h) for rs in chain)
+            self._quotients[chain] = got
+        return got
 
     def intern(self, chains: frozenset[Chain]) -> int:
         lid = self._ids.get(chains)
@@ -82,18 +90,40 @@ class LocalAutomaton:
         self.trans[lid][byte] = code
         return code
 
+    def byte_cuts(self, lid: int) -> list[int]:
+        """Where the byte classes of ``lid`` start (plus 256): bytes of one class are treated
+        alike by every top rule state, so they share one transition."""
+        got = self._cuts.get(lid)
+        if got is None:
+            cuts = {0, 256}
+            for chain in self.chains[lid]:
+                for lo, hi in self.cg.state_byte_ranges(chain[0]):
+                    cuts.add(lo)
+                    cuts.add(hi + 1)
+            got = self._cuts[lid] = sorted(cuts)
+        return got
+
+    def class_step(self, lid: int, byte: int) -> tuple[int, int, int]:
+        """The transition on ``byte`` and the byte class ``[lo, hi)`` that shares it (recorded for
+        the whole class): one ``step`` for the bytes a walk actually meets, not a whole row."""
+        cuts = self.byte_cuts(lid)
+        i = bisect.bisect_right(cuts, byte) - 1
+        lo, hi = cuts[i], cuts[i + 1]
+        known = self.trans[lid]
+        code = known.get(byte)
+        if code is None:
+            code = self.step(lid, byte) if byte in self.first_bytes(lid) else 0
+            for b in range(lo, hi):
+                known[b] = code
+        return lo, hi, code
+
     def row(self, lid: int) -> dict[int, int]:
         """Every byte's transition from ``lid`` (bytes not listed are dead): one ``step`` per
         class of bytes that every top rule state treats alike, not one per byte."""
         known = self.trans[lid]
         if self._full.get(lid):
             return known
-        cuts = {0, 256}
-        for chain in self.chains[lid]:
-            for lo, hi in self.cg.state_byte_ranges(chain[0]):
-                cuts.add(lo)
-                cuts.add(hi + 1)
-        bounds = sorted(cuts)
+        bounds = self.byte_cuts(lid)
         allowed = self.first_bytes(lid)
         for lo, hi in itertools.pairwise(bounds):
             if lo not in allowed:

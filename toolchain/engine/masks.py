@@ -88,6 +88,7 @@ class MaskComputer:
         self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
         self._local_sigs: dict[int, Hashable | None] = {}
         self._chain_lids: dict[Chain, int] = {}
+        self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -192,6 +193,15 @@ class MaskComputer:
         on this vocabulary): by content signature when every state has one, else by this
         grammar's canonical ids. The key names the band, not just its horizon: the last band
         and the whole vocabulary share a horizon but not their tokens."""
+        memo = (chain, bottom, band, signed)
+        got = self._keys.get(memo)
+        if got is None:
+            got = self._keys[memo] = self._key_uncached(chain, bottom, band, signed)
+        return got
+
+    def _key_uncached(
+        self, chain: Chain, bottom: bool, band: int | None, signed: bool
+    ) -> tuple[Hashable, bool]:
         cg = self.cg
         horizon = self.horizon if band is None else self.band_uppers[band]
         if signed:
@@ -274,11 +284,14 @@ class MaskComputer:
         accepted: list[int] = []
         pending: list[tuple[int, int]] = []
         stack = [(0, lid, 0)]
+        class_step = local.class_step
         while stack:
             node, cur, depth = stack.pop()
-            row = local.row(cur)
+            row = local.trans[cur]
             for b, child in children[node]:
-                code = row.get(b, 0)
+                code = row.get(b)
+                if code is None:
+                    code = class_step(cur, b)[2]
                 nxt = (code >> 1) - 1
                 returned = code & 1
                 if (nxt >= 0 or returned) and ends[child]:
@@ -318,9 +331,15 @@ class MaskComputer:
         codes: IntArray = self._table.ravel()[flat]
         unknown = codes == UNKNOWN
         if unknown.any():
-            # fill whole rows: a row costs one step per byte class, not one per byte
-            for lid in np.unique(cur[unknown]).tolist():
-                self._fill_row(lid)
+            # one step per byte class met (the class shares it), not per byte nor per whole row
+            table = self._table
+            step = self.local.class_step
+            for f in np.unique(flat[unknown]).tolist():
+                lid, b = divmod(f, 256)
+                if table[lid, b] == UNKNOWN:
+                    lo, hi, code = step(lid, b)
+                    table[lid, lo:hi] = code
+            self._ensure_rows()  # the steps may have made new states: the next position needs rows
             codes = self._table.ravel()[flat]
         return codes
 
@@ -449,11 +468,16 @@ class MaskComputer:
                     del self.suffix_masks[next(iter(self.suffix_masks))]
                 self.suffix_masks[sig] = got
             here = np.flatnonzero(cur == state)
-            member = np.zeros(self.vocab.size, dtype=bool)
-            member[ids[here]] = True
-            accepted.append(got.accepted[member[got.accepted]])
+            mine = ids[here]
+            if mine.size * 16 < got.accepted.size:
+                # a few tokens: look them up (sorted ids) instead of scattering over the vocabulary
+                accepted.append(_members(got.accepted, mine))
+            else:
+                member = np.zeros(self.vocab.size, dtype=bool)
+                member[mine] = True
+                accepted.append(got.accepted[member[got.accepted]])
             if got.pending_ids.size:
-                keep = member[got.pending_ids]
+                keep = np.isin(got.pending_ids, mine)
                 pend_ids.append(got.pending_ids[keep])
                 pend_off.append(got.pending_offsets[keep])
             drop[here] = True
@@ -536,6 +560,14 @@ def _collector_paused() -> Iterator[None]:
 
 _TRIES: dict[str, TokenTrie] = {}
 _TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
+
+
+def _members(sorted_ids: IntArray, query: IntArray) -> IntArray:
+    """The ids of ``query`` that occur in ``sorted_ids`` (binary search: ``query`` is small)."""
+    if not sorted_ids.size:
+        return sorted_ids
+    at = np.minimum(np.searchsorted(sorted_ids, query), sorted_ids.size - 1)
+    return query[sorted_ids[at] == query]
 
 
 def forget_shared(vocab: TokenVocabulary) -> None:
