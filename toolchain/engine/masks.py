@@ -567,7 +567,8 @@ def _members(sorted_ids: IntArray, query: IntArray) -> IntArray:
     if not sorted_ids.size:
         return sorted_ids
     at = np.minimum(np.searchsorted(sorted_ids, query), sorted_ids.size - 1)
-    return query[sorted_ids[at] == query]
+    found: IntArray = query[sorted_ids[at] == query]
+    return found
 
 
 def forget_shared(vocab: TokenVocabulary) -> None:
