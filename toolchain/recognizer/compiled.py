@@ -147,6 +147,11 @@ class CompiledGrammar:
             self._rs_info[rs] = info
         return info
 
+    def _only_returns(self, rs: int) -> bool:
+        """Whether rule state ``rs`` can do nothing but complete its rule (no bytes, no calls)."""
+        has_bytes, calls, final = self._info(rs)
+        return final and not has_bytes and not calls
+
     def _rs_byte(self, rs: int, byte: int) -> int:
         """The rule state after ``byte`` inside the rule (no calls, no returns); DEAD if none."""
         row = self._rs_step[rs]
@@ -420,7 +425,12 @@ class CompiledGrammar:
             if has_bytes:
                 chains.add((s, *chain))
             for rule, ret in calls:
-                work.append((rule_start[rule], (ret, *chain)))
+                if self._only_returns(ret):
+                    # a tail call: the caller would only return after it, so no frame is kept
+                    # (``rest-k ::= (member)? rest-(k-1)`` stays one frame deep, not k)
+                    work.append((rule_start[rule], chain))
+                else:
+                    work.append((rule_start[rule], (ret, *chain)))
             if final:
                 if chain:
                     work.append((chain[0], chain[1:]))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 
@@ -131,125 +131,40 @@ class KeyOrder:
 
 
 class SearchBudgetExceeded(Exception):
-    """The member-order search ran out of steps (the instance is then counted as not accepted)."""
+    """The member-order search ran out of steps: the instance is undecided (neither accepted nor
+    rejected)."""
 
 
-class _AlternativesExhausted(Exception):
-    """A value's search for further end states ran out of its own allowance."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
-# Feeds a structured value may spend looking for *another* end state once it has found one.
-# Other member orders matter only when they leave the parser in a different state (anyOf
-# branches ordering the same keys differently); searching them exhaustively is exponential.
-ALTERNATIVES_BUDGET = 2000
-# Feeds the one-pass first try (_Search.in_order) may spend before the search proper.
+# Feeds the one-pass first try (_InOrder) may spend before the exhaustive decision.
 IN_ORDER_FEEDS = 200_000
 # Key orders it tries per object: the hint's best guess, the instance's own, the next guesses.
 IN_ORDER_GUESSES = 6
 
 
-class _Search:
-    def __init__(self, cursor: Cursor, budget: int, draft4: bool, key_order: KeyOrder | None) -> None:
+class _InOrder:
+    """Feed a value in one pass, each object's keys in the key-order hint's order, else in the
+    instance's own order, else in the hint's next guesses (no search: at most
+    :data:`IN_ORDER_FEEDS` feeds). Accepted here means accepted; not accepted decides nothing."""
+
+    def __init__(self, cursor: Cursor, draft4: bool, key_order: KeyOrder | None) -> None:
         self.cursor = cursor
-        self.budget = budget
         self.draft4 = draft4
         self.key_order = key_order
-        self.limits: list[int] = []  # the budget must stay above each (see value())
-        self._in_order_feeds = IN_ORDER_FEEDS
+        self._feeds = IN_ORDER_FEEDS
 
-    def feed(self, data: str) -> bool:
-        self.budget -= 1
-        if self.budget < 0:
-            raise SearchBudgetExceeded
-        if self.limits and self.budget < max(self.limits):
-            raise _AlternativesExhausted(max(self.limits))
-        return self.cursor.try_feed(data.encode("utf-8"))
-
-    def value(self, v: Any) -> Iterator[None]:
-        """Yield once per parser state that feeding ``v`` can end in; the cursor is restored after
-        each resumption. Two member orders that end in the same state are one: what follows
-        cannot tell them apart. After the first end state, further ones are searched within
-        :data:`ALTERNATIVES_BUDGET` feeds."""
-        if not isinstance(v, dict | list):
-            snap = self.cursor.snapshot()
-            if self.feed(dumps(v, self.draft4)):
-                yield
-                self.cursor.restore(snap)
-            return
-        ends: set[Any] = set()
-        gen = self.obj(v) if isinstance(v, dict) else self.arr(v)
-        limit: int | None = None
+    def run(self, v: Any) -> bool:
         try:
-            while True:
-                if limit is not None:
-                    self.limits.append(limit)
-                try:
-                    next(gen)
-                except StopIteration:
-                    return
-                finally:
-                    if limit is not None:
-                        self.limits.remove(limit)
-                end = getattr(self.cursor.snapshot(), "config", None)
-                if end is not None and end in ends:
-                    continue
-                if end is not None:
-                    ends.add(end)
-                yield
-                limit = self.budget - ALTERNATIVES_BUDGET
-        except _AlternativesExhausted as exc:
-            if exc.limit != limit:
-                raise
-            gen.close()  # its cursor restores are moot: the caller restores its own snapshot
-
-    def arr(self, items: list[Any]) -> Generator[None, None, None]:
-        snap = self.cursor.snapshot()
-        if not self.feed("["):
-            return
-        yield from self._elements(items, 0)
-        self.cursor.restore(snap)
-
-    def _elements(self, items: list[Any], i: int) -> Iterator[None]:
-        if i == len(items):
-            snap = self.cursor.snapshot()
-            if self.feed("]"):
-                yield
-                self.cursor.restore(snap)
-            return
-        snap = self.cursor.snapshot()
-        if i and not self.feed(","):
-            return
-        for _ in self.value(items[i]):
-            yield from self._elements(items, i + 1)
-        self.cursor.restore(snap)
-
-    def in_order(self, v: Any) -> bool:
-        """Feed ``v`` in one pass, each object's keys in the key-order hint's order, else in the
-        instance's own order, else in the hint's next guesses (no search, no budget: at most
-        :data:`IN_ORDER_FEEDS` feeds).
-
-        The hinted order is the search's first path (its first choice at every level): the
-        search itself tries every member that can come next (each value fed to an end state)
-        before choosing one, quadratic per object level, so a large nested document can exhaust
-        the budget although this very order is accepted. The instance's own order covers a hint
-        that guessed wrong (it ranks keys by one declared order per object)."""
-        self._in_order_feeds = IN_ORDER_FEEDS
-        try:
-            return self._in_order(v)
+            return self._value(v)
         except SearchBudgetExceeded:
             return False
 
     def _try(self, data: str) -> bool:
-        self._in_order_feeds -= 1
-        if self._in_order_feeds < 0:
+        self._feeds -= 1
+        if self._feeds < 0:
             raise SearchBudgetExceeded
         return bool(self.cursor.try_feed(data.encode("utf-8")))
 
-    def _in_order(self, v: Any) -> bool:
+    def _value(self, v: Any) -> bool:
         if isinstance(v, dict):
             own = list(v)
             guesses = self.key_order.orders(own, IN_ORDER_GUESSES) if self.key_order else []
@@ -259,7 +174,7 @@ class _Search:
                     self._try("{")
                     and all(
                         self._try(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")
-                        and self._in_order(v[key])
+                        and self._value(v[key])
                         for i, key in enumerate(order)
                     )
                     and self._try("}")
@@ -271,100 +186,151 @@ class _Search:
             if not self._try("["):
                 return False
             for i, item in enumerate(v):
-                if (i and not self._try(",")) or not self._in_order(item):
+                if (i and not self._try(",")) or not self._value(item):
                     return False
             return self._try("]")
         return self._try(dumps(v, self.draft4))
 
-    def obj(self, members: dict[str, Any]) -> Generator[None, None, None]:
-        snap = self.cursor.snapshot()
-        if not self.feed("{"):
-            return
-        # Search states (parser configuration, members left) already explored without success:
-        # without this, one member the grammar rejects makes the search try every order.
-        dead: set[tuple[Any, frozenset[str]]] = set()
-        # Keys in the schema's order first: the grammar's order, so the first try usually fits.
-        order = self.key_order.order(list(members)) if self.key_order else list(members)
-        yield from self._members(members, order, True, dead)
+
+class _Exact:
+    """The set of parser states a value can end in, over *every* member order — exactly.
+
+    States are the cursor's snapshots, compared by their ``config`` (the recognizer's
+    configuration determines everything that can follow; a cursor without one is compared by
+    the whole snapshot: still exact, only less shared). Per object, ``E(state, members left)``
+    is memoised, and two rules cut the search without changing its answer:
+
+    * every member left returns to this very state (the "any other member" loop): placing them
+      all in any order ends here, so the state is the only end;
+    * a member left that no state reachable from here can take — reachable by feeding any of
+      the object's members, any number of times, a superset of what any real order reaches —
+      can never be placed, so nothing ends from here. This is what makes a rejection cheap:
+      one member with a wrong value, or members of a declared order skipped past, would
+      otherwise make the search try every order of the others.
+
+    Every feed counts against ``budget``; past it :class:`SearchBudgetExceeded` is raised (the
+    answer is then unknown, never guessed).
+    """
+
+    def __init__(self, cursor: Cursor, budget: int, draft4: bool) -> None:
+        self.cursor = cursor
+        self.budget = budget
+        self.draft4 = draft4
+        self._memo: dict[tuple[Any, int], list[Any]] = {}
+
+    @staticmethod
+    def key(snap: Any) -> Any:
+        return getattr(snap, "config", snap)
+
+    def walk(self, snap: Any, text: str) -> Any:
+        """The snapshot after feeding ``text`` from ``snap``, or None when it is rejected."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise SearchBudgetExceeded
         self.cursor.restore(snap)
+        if self.cursor.try_feed(text.encode("utf-8")):
+            return self.cursor.snapshot()
+        return None
 
-    def _members(
-        self,
-        members: dict[str, Any],
-        remaining: list[str],
-        first: bool,
-        dead: set[tuple[Any, frozenset[str]]],
-    ) -> Iterator[None]:
-        state = (getattr(self.cursor.snapshot(), "config", None), frozenset(remaining))
-        if state[0] is not None and state in dead:
-            return
-        yield from self._members_from(members, remaining, first, dead)
-        if state[0] is not None:
-            dead.add(state)
+    def _distinct(self, snaps: Iterable[Any]) -> list[Any]:
+        return list({self.key(s): s for s in snaps if s is not None}.values())
 
-    def _members_from(
-        self,
-        members: dict[str, Any],
-        remaining: list[str],
-        first: bool,
-        dead: set[tuple[Any, frozenset[str]]],
-    ) -> Iterator[None]:
-        if not remaining:
-            snap = self.cursor.snapshot()
-            if self.feed("}"):
-                yield
-                self.cursor.restore(snap)
-            return
-        snap = self.cursor.snapshot()
-        here = getattr(snap, "config", None)
-        # Each member that can come next, with its first end state; further end states (other
-        # orders inside its value) are fetched only when needed. Snapshots are absolute, so an end
-        # can be revisited later without feeding the value again.
-        cands: list[tuple[str, Iterator[None], list[Any]]] = []
-        stuck = False
-        for key in remaining:
-            prefix = ("" if first else ",") + json.dumps(key, ensure_ascii=False) + ":"
-            if self.feed(prefix):
-                gen = self.value(members[key])
-                if next(gen, _DONE) is _DONE:
-                    stuck = True
-                else:
-                    cands.append((key, gen, [self.cursor.snapshot()]))
-            else:
-                stuck = True
-            self.cursor.restore(snap)
-        if stuck and here is not None and cands and self._loops_only(here, cands):
-            # Some member fits nowhere here, and every member that fits leads back to this very
-            # state (the "any other member" loop): that member can never come. Without this an
-            # invalid member makes the search try every order of the others.
-            self.cursor.restore(snap)
-            return
-        for key, gen, ends in cands:
-            rest = [k for k in remaining if k != key]
-            i = 0
-            while True:
-                if i == len(ends):
-                    if next(gen, _DONE) is _DONE:
-                        break
-                    ends.append(self.cursor.snapshot())
-                self.cursor.restore(ends[i])
-                i += 1
-                yield from self._members(members, rest, False, dead)
-        self.cursor.restore(snap)
+    def ends(self, snap: Any, v: Any) -> list[Any]:
+        if not isinstance(v, dict | list):
+            return self._distinct([self.walk(snap, dumps(v, self.draft4))])
+        mk = (self.key(snap), id(v))
+        found = self._memo.get(mk)
+        if found is None:
+            found = self._array(snap, v) if isinstance(v, list) else self._object(snap, v)
+            self._memo[mk] = found
+        return found
 
-    def _loops_only(self, here: Any, cands: list[tuple[str, Iterator[None], list[Any]]]) -> bool:
-        """Every end state of every candidate (all of them fetched) is ``here``."""
-        if any(getattr(ends[0], "config", None) != here for _, _, ends in cands):
-            return False
-        for _, gen, ends in cands:
-            while next(gen, _DONE) is not _DONE:
-                ends.append(self.cursor.snapshot())
-                if getattr(ends[-1], "config", None) != here:
-                    return False
-        return True
+    def _array(self, snap: Any, items: list[Any]) -> list[Any]:
+        states = self._distinct([self.walk(snap, "[")])
+        for i, item in enumerate(items):
+            if i:
+                states = self._distinct(self.walk(s, ",") for s in states)
+            states = self._distinct(e for s in states for e in self.ends(s, item))
+        return self._distinct(self.walk(s, "]") for s in states)
+
+    def _object(self, snap: Any, members: dict[str, Any]) -> list[Any]:
+        start = self.walk(snap, "{")
+        if start is None:
+            return []
+        return self._distinct(self.walk(s, "}") for s in _Members(self, members).ends(start))
 
 
-_DONE = object()
+class _Members:
+    """One object's members, placed in every order from one state (see :class:`_Exact`)."""
+
+    def __init__(self, exact: _Exact, members: dict[str, Any]) -> None:
+        self.x = exact
+        self.keys = list(members)
+        self.values = [members[k] for k in self.keys]
+        self.prefixes = [json.dumps(k, ensure_ascii=False) + ":" for k in self.keys]
+        self.full = (1 << len(self.keys)) - 1
+        self._ends: dict[tuple[Any, int, bool], list[Any]] = {}  # (state, member, first) → ends
+        self._left: dict[tuple[Any, int], list[Any]] = {}  # (state, members left) → ends
+        self._never: dict[tuple[Any, bool], int] = {}  # (state, first) → members never placeable
+
+    def ends(self, start: Any) -> list[Any]:
+        return self._place(start, self.full)
+
+    def member(self, snap: Any, i: int, first: bool) -> list[Any]:
+        """The states after member ``i`` (with its comma unless ``first``) from ``snap``."""
+        mk = (self.x.key(snap), i, first)
+        found = self._ends.get(mk)
+        if found is None:
+            after_key = self.x.walk(snap, ("" if first else ",") + self.prefixes[i])
+            found = [] if after_key is None else self.x.ends(after_key, self.values[i])
+            self._ends[mk] = found
+        return found
+
+    def _place(self, snap: Any, left: int) -> list[Any]:
+        if not left:
+            return [snap]
+        here = self.x.key(snap)
+        mk = (here, left)
+        found = self._left.get(mk)
+        if found is not None:
+            return found
+        first = left == self.full
+        bits = [i for i in range(len(self.keys)) if left >> i & 1]
+        nexts = [(i, self.member(snap, i, first)) for i in bits]
+        if not first and all(len(e) == 1 and self.x.key(e[0]) == here for _, e in nexts):
+            found = [snap]  # every member left loops back here, in any order
+        elif any(not e for _, e in nexts) and left & self._never_placeable(snap, first):
+            found = []
+        else:
+            found = self.x._distinct(
+                end for i, e in nexts for s in e for end in self._place(s, left & ~(1 << i))
+            )
+        self._left[mk] = found
+        return found
+
+    def _never_placeable(self, snap: Any, first: bool) -> int:
+        """The members that no state reachable from ``snap`` (feeding any members, repeatedly)
+        can take."""
+        mk = (self.x.key(snap), first)
+        found = self._never.get(mk)
+        if found is None:
+            placeable = 0
+            seen = {mk}
+            todo = [(snap, first)]
+            while todo and placeable != self.full:
+                s, f = todo.pop()
+                for i in range(len(self.keys)):
+                    nxt = self.member(s, i, f)
+                    if nxt:
+                        placeable |= 1 << i
+                    for t in nxt:
+                        tk = (self.x.key(t), False)
+                        if tk not in seen:
+                            seen.add(tk)
+                            todo.append((t, False))
+            found = self.full & ~placeable
+            self._never[mk] = found
+        return found
 
 
 def accepts(
@@ -377,19 +343,23 @@ def accepts(
 ) -> bool:
     """True when the recognizer accepts a canonical text of ``instance`` (some member order).
 
-    Raises :class:`SearchBudgetExceeded` after ``budget`` feeds, ``ValueError``/``TypeError`` when
-    the instance has no JSON text. The cursor is left as it was. ``key_order``
-    only orders the search; it never changes the answer.
+    Raises :class:`SearchBudgetExceeded` after ``budget`` feeds of the exhaustive decision
+    (undecided), ``ValueError``/``TypeError`` when the instance has no JSON text. The cursor is
+    left as it was. ``key_order`` only orders the first try; it never changes the answer.
     """
     dumps(instance, draft4)  # raises early for values with no JSON text
-    search = _Search(cursor, budget, draft4, key_order)
     snap = cursor.snapshot()
     try:
-        # One pass first (see _Search.in_order): when it is accepted, so is the instance — the
-        # search would find that order too, if its budget lasted.
-        if search.in_order(instance) and cursor.is_accepting():
+        # One pass first (see _InOrder): when it is accepted, so is the instance, and a valid
+        # document usually comes in (or is hinted into) an order the grammar takes.
+        if _InOrder(cursor, draft4, key_order).run(instance) and cursor.is_accepting():
             return True
         cursor.restore(snap)
-        return any(cursor.is_accepting() for _ in search.value(instance))
+        exact = _Exact(cursor, budget, draft4)
+        for end in exact.ends(snap, instance):
+            cursor.restore(end)
+            if cursor.is_accepting():
+                return True
+        return False
     finally:
         cursor.restore(snap)
