@@ -38,6 +38,7 @@ class LocalAutomaton:
         self._full: dict[int, bool] = {}
         self._cuts: dict[int, list[int]] = {}
         self._quotients: dict[Chain, Chain] = {}
+        self._chain_steps: dict[tuple[Chain, int], tuple[tuple[Chain, ...], bool]] = {}
 
     def quotient(self, chain: Chain) -> Chain:
         got = self._quotients.get(chain)
@@ -69,26 +70,37 @@ class LocalAutomaton:
         code = self.trans[lid].get(byte)
         if code is not None:
             return code
-        cg = self.cg
         out: set[Chain] = set()
         returned = False
+        memo = self._chain_steps
         for chain in self.chains[lid]:
-            sub, pops = cg.local_step(chain[0], byte)
-            rest = chain[1:]
-            for c in sub:
-                out.add(self.quotient(c + rest))
-            while pops:
-                if not rest:
-                    returned = True
-                    break
-                sub, pops = cg.rel_closure(rest[0])
-                rest = rest[1:]
-                for c in sub:
-                    out.add(self.quotient(c + rest))
+            got = memo.get((chain, byte))
+            if got is None:
+                got = memo[(chain, byte)] = self._chain_step(chain, byte)
+            out.update(got[0])
+            returned = returned or got[1]
         nxt = self.intern(frozenset(out)) if out else -1
         code = (nxt + 1) * 2 + int(returned)
         self.trans[lid][byte] = code
         return code
+
+    def _chain_step(self, chain: Chain, byte: int) -> tuple[tuple[Chain, ...], bool]:
+        """One chain's share of a step (memoised by the caller: the states of a wide object hold
+        the same chains — one per optional member still open — at every position)."""
+        cg = self.cg
+        out: list[Chain] = []
+        sub, pops = cg.local_step(chain[0], byte)
+        rest = chain[1:]
+        for c in sub:
+            out.append(self.quotient(c + rest))
+        while pops:
+            if not rest:
+                return tuple(out), True
+            sub, pops = cg.rel_closure(rest[0])
+            rest = rest[1:]
+            for c in sub:
+                out.append(self.quotient(c + rest))
+        return tuple(out), False
 
     def byte_cuts(self, lid: int) -> list[int]:
         """Where the byte classes of ``lid`` start (plus 256): bytes of one class are treated

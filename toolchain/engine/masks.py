@@ -103,6 +103,7 @@ class MaskComputer:
         self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
         self._tail_sets = tail_byte_sets(vocab)
         self._multi_byte_ids: IntArray = self._ids[vocab.lengths[self._ids] > 1]
+        self._first_byte: npt.NDArray[np.uint8] = np.ascontiguousarray(vocab.byte_matrix[:, 0])
         firsts = vocab.byte_matrix[self._ids, 0]
         self._first_counts: list[int] = np.bincount(firsts, minlength=256).tolist()
         self._return_configs: dict[int, int] = {}
@@ -334,8 +335,14 @@ class MaskComputer:
             # one step per byte class met (the class shares it), not per byte nor per whole row
             table = self._table
             step = self.local.class_step
-            for f in np.unique(flat[unknown]).tolist():
-                lid, b = divmod(f, 256)
+            lids = cur[unknown]
+            if lids.size > 256 and lids.min() == lids.max():
+                # one state (the first position of a walk): its bytes by counting, not sorting
+                present = np.flatnonzero(np.bincount(byts[unknown], minlength=256)).tolist()
+                pairs = [(int(lids[0]), b) for b in present]
+            else:
+                pairs = [divmod(f, 256) for f in np.unique(flat[unknown]).tolist()]
+            for lid, b in pairs:
                 if table[lid, b] == UNKNOWN:
                     lo, hi, code = step(lid, b)
                     table[lid, lo:hi] = code
@@ -449,6 +456,7 @@ class MaskComputer:
         accepted: list[IntArray],
         pend_ids: list[IntArray],
         pend_off: list[IntArray],
+        make: bool = True,
     ) -> tuple[IntArray, IntArray]:
         """After the first byte, tokens that stand in a state with a content signature are decided
         by that state's *suffix mask* — every token's bytes after the first, walked from there —
@@ -463,6 +471,8 @@ class MaskComputer:
                 continue
             got = self.suffix_masks.get(sig)
             if got is None:
+                if not make:
+                    continue
                 got = self._vector_walk(state, self._multi_byte_ids, start=1)
                 if len(self.suffix_masks) >= SHARED_MAX:
                     del self.suffix_masks[next(iter(self.suffix_masks))]
@@ -485,6 +495,47 @@ class MaskComputer:
             return ids, cur
         return ids[~drop], cur[~drop]
 
+    def _first_byte_groups(
+        self,
+        lid: int,
+        accepted: list[IntArray],
+        pend_ids: list[IntArray],
+        pend_off: list[IntArray],
+    ) -> npt.NDArray[np.bool_] | None:
+        """Decide the multi-byte tokens whose first byte leads from ``lid`` into a state with a
+        content signature (and no return on that byte) by that state's suffix mask, filtered by
+        first byte: ``[^az] chars`` (a key other than known names) is the free string's suffix
+        mask minus tokens starting with ``a`` or ``z`` — no per-token step at all. Returns the
+        first bytes so decided (None: none were)."""
+        groups: dict[int, list[int]] = {}
+        for b, code in self.local.row(lid).items():
+            if code & 1 or code < 2:
+                continue  # dead, or a return on the first byte: walked as usual
+            groups.setdefault((code >> 1) - 1, []).append(b)
+        taken: npt.NDArray[np.bool_] | None = None
+        for state, bytes_ in groups.items():
+            if self._starting_with(frozenset(bytes_)) < SUFFIX_MIN_TOKENS:
+                continue
+            sig = self._local_signature(state)
+            if sig is None:
+                continue
+            got = self.suffix_masks.get(sig)
+            if got is None:
+                got = self._vector_walk(state, self._multi_byte_ids, start=1)
+                if len(self.suffix_masks) >= SHARED_MAX:
+                    del self.suffix_masks[next(iter(self.suffix_masks))]
+                self.suffix_masks[sig] = got
+            sel = np.zeros(256, dtype=bool)
+            sel[bytes_] = True
+            first_of = self._first_byte
+            accepted.append(got.accepted[sel[first_of[got.accepted]]])
+            if got.pending_ids.size:
+                keep = sel[first_of[got.pending_ids]]
+                pend_ids.append(got.pending_ids[keep])
+                pend_off.append(got.pending_offsets[keep])
+            taken = sel if taken is None else taken | sel
+        return taken
+
     def _vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
         """The local mask of ``lid`` over ``candidates`` by numpy, position by position; with
         ``start=1`` the tokens' bytes after their first one (a suffix mask, see above)."""
@@ -493,11 +544,23 @@ class MaskComputer:
         first[list(self.local.first_bytes(lid))] = True
         matrix = self._matrix_t
         lengths = self.vocab.lengths
-        ids = candidates[first[matrix[start, candidates]]]
         accepted: list[IntArray] = []
-        cur = np.full(ids.shape[0], lid, dtype=np.int32)
         pend_ids: list[IntArray] = []
         pend_off: list[IntArray] = []
+        if start == 0 and candidates is self._ids:
+            # first bytes that lead into a shared state take its suffix mask, without a walk
+            taken = self._first_byte_groups(lid, accepted, pend_ids, pend_off)
+            if taken is not None:
+                first &= ~taken
+                first_of = matrix[0, candidates]
+                single = lengths[candidates] == 1
+                # one-byte tokens of those first bytes still end here (walked below)
+                ids = candidates[first[first_of] | (taken[first_of] & single)]
+            else:
+                ids = candidates[first[matrix[start, candidates]]]
+        else:
+            ids = candidates[first[matrix[start, candidates]]]
+        cur = np.full(ids.shape[0], lid, dtype=np.int32)
         pos = start
         if start == 1 and ids.size > VECTOR_TAIL:
             ids, cur = self._accept_loops(ids, cur, accepted)
@@ -517,7 +580,11 @@ class MaskComputer:
             keep = alive & ~ended
             ids, cur = ids[keep], nxt[keep].astype(np.int32)
             if pos == 0 and ids.size > VECTOR_TAIL:
-                ids, cur = self._share_suffixes(ids, cur, accepted, pend_ids, pend_off)
+                # a band walk only uses suffix masks made before: near a repetition's end, the
+                # states are per position and their suffix masks (whole-vocabulary walks) rarely
+                # serve twice
+                make = candidates is self._ids
+                ids, cur = self._share_suffixes(ids, cur, accepted, pend_ids, pend_off, make)
                 ids, cur = self._accept_loops(ids, cur, accepted)
             pos += 1
             if 0 < ids.size <= VECTOR_TAIL:
