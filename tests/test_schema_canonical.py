@@ -89,3 +89,70 @@ def test_key_order_follows_the_compiled_member_orders() -> None:
 
     order = KeyOrder([("b", "a", "c"), ("z", "a")])
     assert order.order(["a", "c", "b", "q"]) == ["b", "a", "c", "q"]
+
+
+def test_one_wrong_member_among_many_optional_ones_is_rejected_within_a_small_budget() -> None:
+    # Proving a rejection means ruling out every member order. One member with a wrong value
+    # among many optional ones used to make the search try every increasing subsequence of the
+    # others (JSONSchemaBench JsonSchemaStore ava#3: "undecided", counted as an error).
+    from toolchain.recognizer import Recognizer, compile_grammar
+    from toolchain.schema.canonical import accepts
+
+    names = [f"p{i:02}" for i in range(24)]
+    check = Checker({"type": "object", "properties": {n: {"type": "string"} for n in names}})
+    recognizer = Recognizer(compile_grammar(check.compiled.grammar))
+    good = {n: "x" for n in reversed(names)}  # the reverse of the grammar's order
+    assert accepts(recognizer, good, budget=5_000)
+    recognizer.reset()
+    assert not accepts(recognizer, {**good, "p05": 5}, budget=5_000)
+    recognizer.reset()
+    assert not accepts(recognizer, {**good, "extra": {"p05": 5}, "p07": [1]}, budget=5_000)
+
+
+def test_the_member_order_decision_is_exact() -> None:
+    # Branches ordering the same names differently, a loop of other members, and a required
+    # member: the decision over all orders must equal feeding every order one by one.
+    import itertools
+
+    from toolchain.recognizer import Recognizer, compile_grammar
+    from toolchain.schema.canonical import accepts, dumps
+
+    schema = {
+        "anyOf": [
+            {
+                "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                "required": ["b"],
+                "additionalProperties": False,
+            },
+            {
+                "properties": {"b": {"type": "integer"}, "c": {"type": "object"}, "a": {"type": "string"}},
+                "additionalProperties": {"type": "boolean"},
+            },
+        ]
+    }
+    check = Checker(schema)
+    recognizer = Recognizer(compile_grammar(check.compiled.grammar))
+    values: list[object] = [1, "s", True, {"x": 1}]
+    seen = {True: 0, False: 0}
+    for names in (["a", "b"], ["a", "b", "c"], ["b", "c", "z"], ["a", "z", "y"]):
+        for vals in itertools.product(values, repeat=len(names)):
+            instance = dict(zip(names, vals, strict=True))
+            every_order = any(
+                check.text(dumps(dict((k, instance[k]) for k in order)))
+                for order in itertools.permutations(names)
+            )
+            recognizer.reset()
+            assert accepts(recognizer, instance) == every_order, instance
+            seen[every_order] += 1
+    assert seen[True] and seen[False]
+
+
+def test_an_undecided_instance_is_never_rejected() -> None:
+    from toolchain.recognizer import Recognizer, compile_grammar
+    from toolchain.schema.canonical import SearchBudgetExceeded, accepts
+
+    names = [f"p{i:02}" for i in range(6)]
+    check = Checker({"properties": {n: {"type": "string"} for n in names}})
+    recognizer = Recognizer(compile_grammar(check.compiled.grammar))
+    with pytest.raises(SearchBudgetExceeded):
+        accepts(recognizer, {**{n: "x" for n in names}, "p03": 3}, budget=3)

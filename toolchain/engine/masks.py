@@ -503,17 +503,17 @@ class MaskComputer:
         pend_off: list[IntArray],
     ) -> npt.NDArray[np.bool_] | None:
         """Decide the multi-byte tokens whose first byte leads from ``lid`` into a state with a
-        content signature (and no return on that byte) by that state's suffix mask, filtered by
+        content signature by that state's suffix mask, filtered by
         first byte: ``[^az] chars`` (a key other than known names) is the free string's suffix
         mask minus tokens starting with ``a`` or ``z`` — no per-token step at all. Returns the
         first bytes so decided (None: none were)."""
         groups: dict[int, list[int]] = {}
         for b, code in self.local.row(lid).items():
-            if code & 1 or code < 2:
-                continue  # dead, or a return on the first byte: walked as usual
-            groups.setdefault((code >> 1) - 1, []).append(b)
+            if code >= 2:  # alive after the byte (possibly also returned: see below)
+                groups.setdefault(code, []).append(b)
         taken: npt.NDArray[np.bool_] | None = None
-        for state, bytes_ in groups.items():
+        for code, bytes_ in groups.items():
+            state = (code >> 1) - 1
             if self._starting_with(frozenset(bytes_)) < SUFFIX_MIN_TOKENS:
                 continue
             sig = self._local_signature(state)
@@ -533,6 +533,13 @@ class MaskComputer:
                 keep = sel[first_of[got.pending_ids]]
                 pend_ids.append(got.pending_ids[keep])
                 pend_off.append(got.pending_offsets[keep])
+            if code & 1:
+                # the first byte can also end the key: every such token may return after it
+                # (those accepted locally are dropped from the pending ones at the end)
+                multi = self._multi_byte_ids
+                returning = multi[sel[first_of[multi]]]
+                pend_ids.append(returning)
+                pend_off.append(np.ones(returning.size, dtype=np.int32))
             taken = sel if taken is None else taken | sel
         return taken
 

@@ -12,8 +12,10 @@ The canonical text of a value is what the compiled grammars are built around:
   written with ``.0`` (``1.0``, ``100000000000000000000.0``) so that the two stay apart;
 * object members in *an* order the grammar accepts: schema order is the grammar's order, but which
   subschema governs an object is only known while parsing (``anyOf`` branches may order the same
-  keys differently), so :func:`accepts` searches the member orders with the recognizer, pruning
-  each key that the grammar does not allow next. An instance is accepted when some order is.
+  keys differently), so :func:`accepts` decides over *all* member orders with the recognizer:
+  one hinted order first, then an exact search over parser states (:class:`_Exact`). An
+  instance is accepted when some order is; when the search runs out of budget the answer is
+  :class:`SearchBudgetExceeded` (undecided), never a guess.
 
 A valid instance whose canonical text the grammar family cannot express (a lone surrogate, a
 non-finite float) is simply not accepted: the conformance runner counts that as a false negative.
@@ -286,51 +288,86 @@ class _Members:
             self._ends[mk] = found
         return found
 
-    def _place(self, snap: Any, left: int) -> list[Any]:
-        if not left:
-            return [snap]
-        here = self.x.key(snap)
-        mk = (here, left)
-        found = self._left.get(mk)
-        if found is not None:
-            return found
-        first = left == self.full
-        bits = [i for i in range(len(self.keys)) if left >> i & 1]
-        nexts = [(i, self.member(snap, i, first)) for i in bits]
-        if not first and all(len(e) == 1 and self.x.key(e[0]) == here for _, e in nexts):
-            found = [snap]  # every member left loops back here, in any order
-        elif any(not e for _, e in nexts) and left & self._never_placeable(snap, first):
-            found = []
-        else:
-            found = self.x._distinct(
-                end for i, e in nexts for s in e for end in self._place(s, left & ~(1 << i))
-            )
-        self._left[mk] = found
-        return found
+    def _place(self, start: Any, full: int) -> list[Any]:
+        """The states after placing the members in ``full`` from ``start`` in every order.
+
+        A depth-first walk over (state, members left) with an explicit stack: one object can
+        have more members than Python's recursion limit."""
+        key = self.x.key
+        todo: list[tuple[Any, int, list[tuple[Any, int]] | None]] = [(start, full, None)]
+        while todo:
+            snap, left, children = todo.pop()
+            mk = (key(snap), left)
+            if mk in self._left:
+                continue
+            if children is not None:  # all children done: gather their ends
+                self._left[mk] = self.x._distinct(
+                    end for s, rest in children for end in self._left[(key(s), rest)]
+                )
+                continue
+            if not left:
+                self._left[mk] = [snap]
+                continue
+            first = left == self.full
+            never = self._never.get((mk[0], first))
+            if never is not None and left & never:  # known already: no need to feed anything
+                self._left[mk] = []
+                continue
+            nexts = [(i, self.member(snap, i, first)) for i in range(len(self.keys)) if left >> i & 1]
+            if not first and all(len(e) == 1 and key(e[0]) == mk[0] for _, e in nexts):
+                self._left[mk] = [snap]  # every member left loops back here, in any order
+                continue
+            if any(not e for _, e in nexts) and left & self._never_placeable(snap, first):
+                self._left[mk] = []
+                continue
+            kids = [(s, left & ~(1 << i)) for i, e in nexts for s in e]
+            todo.append((snap, left, kids))
+            todo.extend((s, rest, None) for s, rest in reversed(kids) if (key(s), rest) not in self._left)
+        return self._left[(key(start), full)]
 
     def _never_placeable(self, snap: Any, first: bool) -> int:
         """The members that no state reachable from ``snap`` (feeding any members, repeatedly)
-        can take."""
-        mk = (self.x.key(snap), first)
-        found = self._never.get(mk)
-        if found is None:
-            placeable = 0
-            seen = {mk}
-            todo = [(snap, first)]
-            while todo and placeable != self.full:
-                s, f = todo.pop()
-                for i in range(len(self.keys)):
-                    nxt = self.member(s, i, f)
-                    if nxt:
-                        placeable |= 1 << i
-                    for t in nxt:
-                        tk = (self.x.key(t), False)
-                        if tk not in seen:
-                            seen.add(tk)
-                            todo.append((t, False))
-            found = self.full & ~placeable
-            self._never[mk] = found
-        return found
+        can take. Computed for every state reached on the way (a fixpoint over that graph), so
+        each state's answer is built once per object."""
+        key = self.x.key
+        root = (key(snap), first)
+        if root in self._never:
+            return self._never[root]
+        nodes: dict[tuple[Any, bool], tuple[int, list[tuple[Any, bool]]]] = {}  # own mask, successors
+        todo = [(snap, first)]
+        while todo:
+            s, f = todo.pop()
+            nk = (key(s), f)
+            if nk in nodes or nk in self._never:
+                continue
+            own, succ = 0, []
+            for i in range(len(self.keys)):
+                nxt = self.member(s, i, f)
+                if nxt:
+                    own |= 1 << i
+                for t in nxt:
+                    tk = (key(t), False)
+                    succ.append(tk)
+                    if tk not in nodes and tk not in self._never:
+                        todo.append((t, False))
+            nodes[nk] = (own, succ)
+        reach = {nk: own for nk, (own, _) in nodes.items()}
+        for nk, never in self._never.items():
+            reach.setdefault(nk, self.full & ~never)
+        order = list(reversed(nodes))  # successors were mostly found after their predecessors
+        changed = True
+        while changed:
+            changed = False
+            for nk in order:
+                m = reach[nk]
+                for tk in nodes[nk][1]:
+                    m |= reach[tk]
+                if m != reach[nk]:
+                    reach[nk] = m
+                    changed = True
+        for nk in nodes:
+            self._never[nk] = self.full & ~reach[nk]
+        return self._never[root]
 
 
 def accepts(
