@@ -156,3 +156,25 @@ def test_an_undecided_instance_is_never_rejected() -> None:
     recognizer = Recognizer(compile_grammar(check.compiled.grammar))
     with pytest.raises(SearchBudgetExceeded):
         accepts(recognizer, {**{n: "x" for n in names}, "p03": 3}, budget=3)
+
+
+def test_a_wide_object_is_decided_without_one_stack_frame_per_member() -> None:
+    # A missing required member is only found after every member is placed: the walk over
+    # (state, members left) is as deep as the object is wide, more than Python's recursion
+    # limit for real schemas with hundreds of properties (a RecursionError, counted as an error).
+    import inspect
+    import sys
+
+    from toolchain.schema.canonical import accepts
+
+    names = [f"p{i:02}" for i in range(80)]
+    check = Checker({"properties": {n: {"type": "string"} for n in names}, "required": ["zz"]})
+    instance = {n: "x" for n in reversed(names)}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 60)
+    try:
+        assert not accepts(check.recognizer, instance)
+        check.recognizer.reset()
+        assert accepts(check.recognizer, {**instance, "zz": 1})
+    finally:
+        sys.setrecursionlimit(limit)
