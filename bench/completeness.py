@@ -85,7 +85,7 @@ def main() -> None:
             compiled_ok += 1
             engines = {name: GrammarEngine(compiled.grammar, vocab) for name, (_, vocab) in toks.items()}
             for k, instance in enumerate(valid):
-                text = accepted_text(engines["smollm2"], instance)
+                text = accepted_text(engines["smollm2"], instance, compiled.member_orders)
                 if text is None:
                     no_text += 1
                     continue

@@ -191,14 +191,16 @@ class RecordingCursor:
         return ok
 
 
-def accepted_text(engine: Any, instance: Any) -> str | None:
-    """The serialisation of ``instance`` that our grammar accepts (schema member order), if any."""
+def accepted_text(engine: Any, instance: Any, member_orders: Any = None) -> str | None:
+    """The serialisation of ``instance`` that our grammar accepts (schema member order), if any.
+    ``member_orders`` (the compile result's) lets the first try put members in schema order."""
     from toolchain.recognizer import Recognizer
-    from toolchain.schema.canonical import accepts
+    from toolchain.schema.canonical import KeyOrder, accepts
 
     cursor = RecordingCursor(Recognizer(engine.compiled))
+    key_order = KeyOrder(member_orders) if member_orders is not None else None
     try:
-        if not accepts(cursor, instance):
+        if not accepts(cursor, instance, key_order=key_order):
             return None
     except Exception:  # noqa: BLE001 - an instance with no JSON text or too many orders is skipped
         return None
