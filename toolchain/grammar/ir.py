@@ -58,14 +58,35 @@ class CharClass:
         return tuple(out)
 
 
+# Composite nodes remember their hash: the compiler hashes expressions to share and deduplicate
+# them, and a recomputed hash walks the whole subtree every time (a large schema's compile spent
+# ~15% of its time there).
+
+
 @dataclass(frozen=True, slots=True)
 class Seq:
     items: tuple[Expr, ...]
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash((Seq, self.items))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 @dataclass(frozen=True, slots=True)
 class Alt:
     items: tuple[Expr, ...]
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash((Alt, self.items))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +94,14 @@ class Repeat:
     item: Expr
     min: int
     max: int | None  # None: unbounded
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = hash((Repeat, self.item, self.min, self.max))
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 @dataclass(frozen=True, slots=True)
