@@ -88,3 +88,33 @@ def test_close_objects_keeps_the_model_to_declared_members(tmp_path: Path) -> No
     assert not closed_rec.try_feed(doc)
     closed_rec = Recognizer(compile_grammar(load_source(str(src), close_objects=True).grammar))
     assert closed_rec.try_feed(b'{"a":1}') and closed_rec.is_accepting()
+
+
+def test_check_says_when_only_the_member_order_differs(tmp_path: Path) -> None:
+    # The compiled grammar writes object members in schema order; a document with the same
+    # value in another order is rejected, and check names the order it would accept.
+    schema = tmp_path / "s.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+                "required": ["a", "b"],
+                "additionalProperties": False,
+            }
+        )
+    )
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text('{"b":"x","a":1}')
+    result = runner.invoke(app, ["check", str(schema), str(swapped), "--format", "json"])
+    assert result.exit_code == 1
+    verdict = json.loads(result.stdout)
+    assert verdict["accepted"] is False
+    assert verdict["reason"] == "member_order"
+    assert verdict["reordered_text"] == '{"a":1,"b":"x"}'
+
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"b":"x","a":"1"}')  # no order helps: a is not an integer
+    verdict = json.loads(runner.invoke(app, ["check", str(schema), str(wrong), "--format", "json"]).stdout)
+    assert verdict["reason"] == "rejected"
+    assert "reordered_text" not in verdict

@@ -17,7 +17,84 @@ def line_col(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def check_document(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
-    """Feed ``data``; a verdict dict with the reason (pure: the CLI and the TUI render it)."""
+    """Feed ``data``; a verdict dict with the reason (pure: the CLI and the TUI render it).
+
+    A grammar compiled from a schema writes object members in one order (the schema's). When a
+    document is rejected, but the same JSON value is accepted with its members reordered, the
+    verdict says so (``reordered_text``): the grammar still rejects these bytes — a model under
+    its mask only ever writes the other order — but the document is not wrong in content."""
+    verdict = _feed(loaded, rec, data)
+    if not verdict["accepted"] and loaded.kind == "schema":
+        canonical = _reordered(loaded, rec, data)
+        if canonical is not None:
+            verdict["reason"] = "member_order"
+            verdict["reordered_text"] = canonical
+            verdict["message"] = (
+                f"{verdict['message']}\n"
+                "note: the same JSON value with its members in the schema's order is accepted — "
+                "the compiled grammar writes (and accepts) object members in that order only:\n"
+                f"{canonical}"
+            )
+    return verdict
+
+
+def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | None:
+    """The document's value in an order the grammar accepts, if it parses and one exists."""
+    import json
+
+    from toolchain.schema.canonical import KeyOrder, SearchBudgetExceeded, accepts
+
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    cursor = _Recording(rec)
+    rec.reset()
+    try:
+        if not accepts(cursor, value, budget=20_000, key_order=KeyOrder(loaded.member_orders)):
+            return None
+    except (SearchBudgetExceeded, ValueError, TypeError):
+        return None
+    if cursor.found is None:
+        return None
+    text = cursor.found.decode("utf-8")
+    # the recording must be this very value, accepted from the start (guards the search's bookkeeping)
+    rec.reset()
+    if json.loads(text) != value or not rec.try_feed(cursor.found) or not rec.is_accepting():
+        return None
+    return text
+
+
+class _Recording:
+    """A cursor over a recognizer that remembers the bytes of the first accepting path."""
+
+    def __init__(self, rec: Recognizer) -> None:
+        self.rec = rec
+        self.buffer = bytearray()
+        self.found: bytes | None = None
+
+    def try_feed(self, data: bytes) -> bool:
+        ok = bool(self.rec.try_feed(data))
+        if ok:
+            self.buffer += data
+        return ok
+
+    def snapshot(self) -> object:
+        return (self.rec.snapshot(), bytes(self.buffer))
+
+    def restore(self, snap: object) -> None:
+        assert isinstance(snap, tuple)
+        self.rec.restore(snap[0])
+        self.buffer[:] = snap[1]
+
+    def is_accepting(self) -> bool:
+        ok = bool(self.rec.is_accepting())
+        if ok and self.found is None:
+            self.found = bytes(self.buffer)
+        return ok
+
+
+def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
     try:
         rec.feed(data)
     except InputRejected as exc:

@@ -56,6 +56,8 @@ class LoadedGrammar:
     report: list[ReportItem] = field(default_factory=list)
     rule_pointers: dict[str, str] = field(default_factory=dict)
     schema: Any = None
+    # schemas: the member orders the grammar writes objects in (for "reorder" diagnoses)
+    member_orders: list[tuple[str, ...]] = field(default_factory=list)
 
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
@@ -113,4 +115,5 @@ def _load_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: 
         report=report,
         rule_pointers=dict(compiled.rule_pointers),
         schema=schema,
+        member_orders=list(compiled.member_orders),
     )
