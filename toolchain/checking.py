@@ -100,7 +100,7 @@ def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, obje
     except InputRejected as exc:
         line, col = line_col(data, exc.position)
         pointers = loaded.pointers_for(exc.active_rules)
-        where = f" (schema: {', '.join(pointers)})" if pointers else ""
+        where = f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
         if exc.accepting and not exc.allowed:
             what = "unexpected content after a complete document"
         else:
@@ -122,7 +122,7 @@ def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, obje
     if not rec.is_accepting():
         line, col = line_col(data, len(data))
         pointers = loaded.pointers_for(rec.active_rules())
-        where = f" (schema: {', '.join(pointers)})" if pointers else ""
+        where = f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
         return {
             "accepted": False,
             "reason": "incomplete",
