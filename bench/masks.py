@@ -161,41 +161,11 @@ class XGrammar:
         return bool(matcher.accept_token(tid))
 
 
-class RecordingCursor:
-    """A recognizer that remembers the bytes fed, so the accepted member order can be read back."""
-
-    def __init__(self, rec: Any) -> None:
-        self.rec = rec
-        self.buffer = bytearray()
-        self.found: bytes | None = None
-
-    def try_feed(self, data: bytes) -> bool:
-        ok = bool(self.rec.try_feed(data))
-        if ok:
-            self.buffer += data
-        return ok
-
-    def snapshot(self) -> Any:
-        # the bytes themselves, not a length: the search may restore a snapshot taken further
-        # along than the current position (it revisits the end states of a value)
-        return (self.rec.snapshot(), bytes(self.buffer))
-
-    def restore(self, snap: Any) -> None:
-        self.rec.restore(snap[0])
-        self.buffer[:] = snap[1]
-
-    def is_accepting(self) -> bool:
-        ok = bool(self.rec.is_accepting())
-        if ok and self.found is None:
-            self.found = bytes(self.buffer)
-        return ok
-
-
 def accepted_text(engine: Any, instance: Any, member_orders: Any = None) -> str | None:
     """The serialisation of ``instance`` that our grammar accepts (schema member order), if any.
     ``member_orders`` (the compile result's) lets the first try put members in schema order."""
     from toolchain.recognizer import Recognizer
-    from toolchain.schema.canonical import KeyOrder, accepts
+    from toolchain.schema.canonical import KeyOrder, RecordingCursor, accepts
 
     cursor = RecordingCursor(Recognizer(engine.compiled))
     key_order = KeyOrder(member_orders) if member_orders is not None else None

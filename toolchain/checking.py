@@ -42,13 +42,13 @@ def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | Non
     """The document's value in an order the grammar accepts, if it parses and one exists."""
     import json
 
-    from toolchain.schema.canonical import KeyOrder, SearchBudgetExceeded, accepts
+    from toolchain.schema.canonical import KeyOrder, RecordingCursor, SearchBudgetExceeded, accepts
 
     try:
         value = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         return None
-    cursor = _Recording(rec)
+    cursor = RecordingCursor(rec)
     rec.reset()
     try:
         if not accepts(cursor, value, budget=20_000, key_order=KeyOrder(loaded.member_orders)):
@@ -63,35 +63,6 @@ def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | Non
     if json.loads(text) != value or not rec.try_feed(cursor.found) or not rec.is_accepting():
         return None
     return text
-
-
-class _Recording:
-    """A cursor over a recognizer that remembers the bytes of the first accepting path."""
-
-    def __init__(self, rec: Recognizer) -> None:
-        self.rec = rec
-        self.buffer = bytearray()
-        self.found: bytes | None = None
-
-    def try_feed(self, data: bytes) -> bool:
-        ok = bool(self.rec.try_feed(data))
-        if ok:
-            self.buffer += data
-        return ok
-
-    def snapshot(self) -> object:
-        return (self.rec.snapshot(), bytes(self.buffer))
-
-    def restore(self, snap: object) -> None:
-        assert isinstance(snap, tuple)
-        self.rec.restore(snap[0])
-        self.buffer[:] = snap[1]
-
-    def is_accepting(self) -> bool:
-        ok = bool(self.rec.is_accepting())
-        if ok and self.found is None:
-            self.found = bytes(self.buffer)
-        return ok
 
 
 def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:

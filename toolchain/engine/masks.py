@@ -350,16 +350,6 @@ class MaskComputer:
             codes = self._table.ravel()[flat]
         return codes
 
-    def _fill_row(self, lid: int) -> None:
-        row = self.local.row(lid)
-        self._ensure_rows()
-        line = np.zeros(256, dtype=np.int32)  # code 0: dead, no return
-        if row:
-            line[np.fromiter(row.keys(), dtype=np.int64, count=len(row))] = np.fromiter(
-                row.values(), dtype=np.int32, count=len(row)
-            )
-        self._table[lid] = line
-
     def _finish_in_python(
         self,
         ids: IntArray,

@@ -38,6 +38,37 @@ class Cursor(Protocol):
     def is_accepting(self) -> bool: ...
 
 
+class RecordingCursor:
+    """A cursor that remembers the bytes fed, so the member order that was accepted can be read
+    back: ``found`` holds the text of the first accepting path."""
+
+    def __init__(self, cursor: Cursor) -> None:
+        self.cursor = cursor
+        self.buffer = bytearray()
+        self.found: bytes | None = None
+
+    def try_feed(self, data: bytes) -> bool:
+        ok = bool(self.cursor.try_feed(data))
+        if ok:
+            self.buffer += data
+        return ok
+
+    def snapshot(self) -> tuple[Any, bytes]:
+        # the bytes themselves, not a length: the search may restore a snapshot taken further
+        # along than the current position (it revisits the end states of a value)
+        return (self.cursor.snapshot(), bytes(self.buffer))
+
+    def restore(self, snapshot: Any) -> None:
+        self.cursor.restore(snapshot[0])
+        self.buffer[:] = snapshot[1]
+
+    def is_accepting(self) -> bool:
+        ok = bool(self.cursor.is_accepting())
+        if ok and self.found is None:
+            self.found = bytes(self.buffer)
+        return ok
+
+
 def number_text(value: int | float, draft4: bool = False) -> str:
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers")
