@@ -71,6 +71,10 @@ class _Sampled:
     outcome: SampleOutcome
 
 
+# every widget the worker-result handler may touch
+_PANELS = ("editor", "diagnostics", "grammar", "check", "sample", "error-bar")
+
+
 class GramwrightApp(App[None]):
     TITLE = "gramwright"
     CSS = CSS
@@ -216,9 +220,9 @@ class GramwrightApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker: Worker[Any] = event.worker
         group = worker.group
-        if not self.query("#grammar"):
-            # The app is closing and its screen is gone (a worker finished during shutdown):
-            # the result has nowhere to go, and querying the panels would raise.
+        if not all(self.query(f"#{name}") for name in _PANELS):
+            # The app is closing and its widgets are going (a worker finished or failed during
+            # shutdown): the result has nowhere to go, and querying the panels would raise.
             return
         if event.state == WorkerState.SUCCESS:
             self._apply(worker.result)
