@@ -79,8 +79,11 @@ class Ours:
     def __init__(self, vocab: Any, isolated: bool = False) -> None:
         from toolchain.engine.masks import tail_byte_sets, vocabulary_trie
 
+        from toolchain.engine.bitset import num_words
+
         self.vocab = vocab
         self.isolated = isolated
+        self.bitmask = np.zeros((1, num_words(vocab.size)), dtype=np.int32)  # as the peers allocate
         # per-tokenizer preparation, as the peers' tokenizer objects do
         vocabulary_trie(vocab)
         tail_byte_sets(vocab)
@@ -98,7 +101,7 @@ class Ours:
         return compiled.matcher()
 
     def mask(self, matcher: Any) -> None:
-        matcher.engine.bitmask(matcher.config)
+        matcher.fill_bitmask(self.bitmask, 0)
 
     def consume(self, matcher: Any, tid: int) -> bool:
         return bool(matcher.try_consume(tid))

@@ -185,6 +185,30 @@ def test_bitmask_layout_round_trips() -> None:
     assert np.array_equal(ids_from_bitmask(mask, 49152), ids)
 
 
+def test_fill_bitmask_writes_the_allowed_tokens_and_eos_only_when_accepting() -> None:
+    """The peers' entry point: a (batch, words) int32 row per matcher, EOS bit only in accepting
+    states, and an empty mask raises instead of being written."""
+    _, vocab = smol()
+    engine = GrammarEngine(compile_grammar(Grammar({"root": repeat(literal("ab"), 1, 2)})), vocab)
+    matcher = engine.matcher()
+    rows = np.full((2, (vocab.size + 31) // 32), -1, dtype=np.int32)
+    matcher.fill_bitmask(rows, 1)
+    assert np.array_equal(ids_from_bitmask(rows[1], vocab.size), matcher.allowed_token_ids())
+    assert (rows[0] == -1).all()  # other rows untouched
+    eos = min(vocab.eos_ids)
+    assert eos not in set(ids_from_bitmask(rows[1], vocab.size).tolist())
+    matcher.consume(vocab.token_bytes.index(b"ab"))
+    matcher.fill_bitmask(rows, 1)
+    allowed = set(ids_from_bitmask(rows[1], vocab.size).tolist())
+    assert eos in allowed and vocab.token_bytes.index(b"ab") in allowed
+    with pytest.raises(ValueError):  # the cached mask is read-only: nobody can corrupt it
+        engine.bitmask(matcher.config)[0] = 0
+    matcher.consume(vocab.token_bytes.index(b"ab"))
+    matcher.consume(eos)
+    matcher.fill_bitmask(rows, 1)
+    assert not rows[1].any()  # after EOS nothing is allowed
+
+
 def test_forced_bytes_and_fast_forward() -> None:
     _, vocab = smol()
     g = Grammar({"root": seq(literal('{"name":"'), repeat(Ref("c"), 1, 3), literal('"}')), "c": literal("x")})

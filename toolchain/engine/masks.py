@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from toolchain.engine import bitset
+from toolchain.engine.bitset import Words
 from toolchain.engine.local import LocalAutomaton
 from toolchain.engine.trie import TokenTrie
 from toolchain.engine.vocab import TokenVocabulary
@@ -63,6 +65,7 @@ class LocalMask:
     pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
     pending_offsets: IntArray  # … after this many bytes
     pending_trie: TokenTrie | None = None  # their remainders, built on first use
+    bits: Words | None = None  # ``accepted`` as a bitset, built on first use
 
 
 class MaskComputer:
@@ -81,7 +84,7 @@ class MaskComputer:
         # token length bands (upper bounds, bytes) for masks near the end of a repetition
         self.band_uppers = [u for u in BAND_UPPERS if u < self.horizon] + [self.horizon]
         self.local = LocalAutomaton(compiled, self.horizon)
-        self.cache: dict[int, IntArray] = {}
+        self.cache: dict[int, Words] = {}  # per configuration: allowed tokens
         self.local_masks: dict[Hashable, LocalMask] = {}
         # masks of grammar-independent keys, shared by every engine on this vocabulary
         self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
@@ -126,8 +129,8 @@ class MaskComputer:
         self._return_configs = state["return_configs"]
 
     # -- per configuration -------------------------------------------------------------------
-    def allowed(self, config: int) -> IntArray:
-        """Sorted token ids allowed in ``config`` (EOS and special tokens excluded)."""
+    def allowed_bits(self, config: int) -> Words:
+        """The tokens allowed in ``config`` as a read-only bitset (EOS and special tokens excluded)."""
         hit = self.cache.get(config)
         if hit is not None:
             self.hits += 1
@@ -135,11 +138,19 @@ class MaskComputer:
         self.misses += 1
         with _collector_paused():
             out = self._compute(config)
+        out.setflags(write=False)
         self.cache[config] = out
         return out
 
-    def _compute(self, config: int) -> IntArray:
-        parts: list[IntArray] = []
+    def allowed(self, config: int) -> IntArray:
+        """Sorted token ids allowed in ``config`` (EOS and special tokens excluded)."""
+        return bitset.unpack(self.allowed_bits(config), self.vocab.size)
+
+    def _compute(self, config: int) -> Words:
+        """The union of the config's local masks (word-wise ORs) and its checked pending tokens."""
+        words: Words | None = None
+        owned = False  # whether ``words`` is a fresh array (else a local mask's own bits)
+        checked: list[IntArray] = []
         for frame in self.cg.config_frames[config]:
             chain, parent = self._top(frame)
             bottom = parent == BOTTOM
@@ -154,23 +165,27 @@ class MaskComputer:
                 locals_ = [self._local_mask(*self._key(chain, bottom, None, signed), chain, None)]
             for local in locals_:
                 if local.accepted.size:
-                    parts.append(local.accepted)
+                    bits = local.bits
+                    if bits is None:
+                        bits = local.bits = bitset.pack(local.accepted, self.vocab.size)
+                        bits.setflags(write=False)
+                    if words is None:
+                        words = bits
+                    else:
+                        if not owned:
+                            words, owned = words.copy(), True
+                        words |= bits
                 if local.pending_ids.size:
-                    parts.append(self._check_pending(local, parent))
-        if not parts:
-            out = np.zeros(0, dtype=np.int32)
-        elif len(parts) == 1:
-            out = parts[0]
-        else:
-            out = self._union(parts)
-        return out
-
-    def _union(self, parts: list[IntArray]) -> IntArray:
-        # a boolean scatter is O(V) and much faster than sorting-based np.unique on 49k ids
-        bits = np.zeros(self.vocab.size, dtype=bool)
-        for part in parts:
-            bits[part] = True
-        return np.flatnonzero(bits).astype(np.int32)
+                    found = self._check_pending(local, parent)
+                    if found.size:
+                        checked.append(found)
+        if words is None:
+            words, owned = np.zeros(bitset.num_words(self.vocab.size), dtype=np.uint32), True
+        if checked:
+            if not owned:
+                words = words.copy()
+            bitset.add(words, np.concatenate(checked) if len(checked) > 1 else checked[0], self.vocab.size)
+        return words
 
     def _top(self, frame: int) -> tuple[Chain, int]:
         """The top rule states of a stack (``depth`` of them, not counting leaf rules such as a

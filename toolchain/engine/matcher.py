@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from toolchain.engine import bitset
 from toolchain.engine.masks import IntArray, MaskComputer
 from toolchain.engine.vocab import TokenVocabulary
 from toolchain.grammar.ir import Grammar
@@ -55,14 +56,11 @@ class TokenRejected(ValueError):
 
 def bitmask_from_ids(ids: IntArray, vocab_size: int) -> npt.NDArray[np.int32]:
     """The peers' layout: int32 words, bit ``i % 32`` of word ``i // 32`` set when token i is allowed."""
-    bits = np.zeros(((vocab_size + 31) // 32) * 32, dtype=bool)
-    bits[ids] = True
-    return np.packbits(bits, bitorder="little").view(np.int32)
+    return bitset.pack(ids, vocab_size).view(np.int32)
 
 
 def ids_from_bitmask(bitmask: npt.NDArray[np.int32], vocab_size: int) -> IntArray:
-    bits = np.unpackbits(bitmask.view(np.uint8), bitorder="little")[:vocab_size]
-    return np.nonzero(bits)[0].astype(np.int32)
+    return bitset.unpack(bitmask, vocab_size)
 
 
 class GrammarEngine:
@@ -102,11 +100,17 @@ class GrammarEngine:
         return ids
 
     def bitmask(self, config: int) -> npt.NDArray[np.int32]:
-        """The mask of ``config`` in the peers' int32 bitset layout (cached per configuration)."""
+        """The mask of ``config`` in the peers' int32 bitset layout, read-only (cached per
+        configuration): the computer's own bits, plus EOS in an accepting state."""
+        words = self.masks.allowed_bits(config)
+        if not (self.compiled.config_accepting[config] and self.eos.size):
+            return words.view(np.int32)
         got = self._bitmasks.get(config)
         if got is None:
-            got = bitmask_from_ids(self.allowed_ids(config), self.vocab.size)
-            self._bitmasks[config] = got
+            with_eos = words.copy()
+            bitset.add(with_eos, self.eos, self.vocab.size)
+            with_eos.setflags(write=False)
+            got = self._bitmasks[config] = with_eos.view(np.int32)
         return got
 
     def mask_tensor(self, config: int, width: int, device: Any = None) -> Any:
@@ -177,8 +181,13 @@ class Matcher:
 
     def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
         """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
-        self.allowed_token_ids()  # raises EmptyMaskError rather than writing an empty mask
-        bitmask[row] = self.engine.bitmask(self._config)
+        if self._stopped:
+            bitmask[row] = 0
+            return
+        words = self.engine.bitmask(self._config)
+        if not words.any():  # an empty mask is a bug: say where, never write it
+            raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
+        bitmask[row] = words
 
     def try_consume(self, token_id: int) -> bool:
         if self._stopped:

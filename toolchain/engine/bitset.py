@@ -1,0 +1,45 @@
+"""Token sets as bitsets: 32-bit words, bit ``i % 32`` of word ``i // 32`` set when token ``i`` is in.
+
+This is the layout the peers (llguidance, XGrammar) hand to their logits kernels, one row of a
+``(batch, ceil(V/32))`` int32 array. The engine keeps every mask in it: a union of the local masks
+of a configuration is a handful of word-wise ORs over ~1.5k words, not a scatter over ~49k token
+ids, and a cached mask is 6 KB instead of up to 200 KB of ids. Token ids are derived only where a
+caller asks for them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+Words = npt.NDArray[np.uint32]
+IntArray = npt.NDArray[np.int32]
+
+# At or below this many ids, setting bits one by one in Python beats building a packed copy.
+_FEW = 32
+
+
+def num_words(vocab_size: int) -> int:
+    return (vocab_size + 31) // 32
+
+
+def pack(ids: IntArray, vocab_size: int) -> Words:
+    """The bitset of ``ids`` (each below ``vocab_size``)."""
+    bits = np.zeros(num_words(vocab_size) * 32, dtype=bool)
+    bits[ids] = True
+    return np.packbits(bits, bitorder="little").view(np.uint32)
+
+
+def unpack(words: Words | npt.NDArray[np.int32], vocab_size: int) -> IntArray:
+    """The sorted ids set in ``words`` (below ``vocab_size``)."""
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little")[:vocab_size].view(bool)
+    return np.flatnonzero(bits).astype(np.int32)
+
+
+def add(words: Words, ids: IntArray, vocab_size: int) -> None:
+    """Set the bits of ``ids`` in ``words`` (in place)."""
+    if ids.size <= _FEW:
+        for i in ids.tolist():
+            words[i >> 5] |= np.uint32(1 << (i & 31))
+    else:
+        words |= pack(ids, vocab_size)
