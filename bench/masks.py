@@ -77,9 +77,8 @@ class Ours:
     name = "ours"
 
     def __init__(self, vocab: Any, isolated: bool = False) -> None:
-        from toolchain.engine.masks import tail_byte_sets, vocabulary_trie
-
         from toolchain.engine.bitset import num_words
+        from toolchain.engine.masks import tail_byte_sets, vocabulary_trie
 
         self.vocab = vocab
         self.isolated = isolated
