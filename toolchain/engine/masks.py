@@ -296,6 +296,7 @@ class MaskComputer:
             self._trie = vocabulary_trie(self.vocab)
         children = self._trie.children
         ends = self._trie.ends
+        wide = self._trie.wide
         local = self.local
         accepted: list[int] = []
         pending: list[tuple[int, int]] = []
@@ -304,7 +305,13 @@ class MaskComputer:
         while stack:
             node, cur, depth = stack.pop()
             row = local.trans[cur]
-            for b, child in children[node]:
+            kids = children[node]
+            by_byte = wide.get(node)
+            if by_byte is not None:
+                allowed = local.first_bytes(cur)
+                if len(allowed) < len(kids):  # the root under a key: a few bytes of 256
+                    kids = tuple((b, by_byte[b]) for b in allowed if b in by_byte)
+            for b, child in kids:
                 code = row.get(b)
                 if code is None:
                     code = class_step(cur, b)[2]

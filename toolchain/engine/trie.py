@@ -12,9 +12,13 @@ from collections.abc import Iterable, Sequence
 
 class TokenTrie:
     """Node 0 is the root. ``children[n]`` is a tuple of ``(byte, child)``; ``ends[n]`` the token
-    ids whose bytes end exactly at node ``n`` (several ids can share one byte string)."""
+    ids whose bytes end exactly at node ``n`` (several ids can share one byte string). Nodes with
+    more than ``WIDE`` children (the root, a few common prefixes) also have ``wide[n]``, their
+    children by byte: a walk that allows few bytes there looks those up instead of scanning all."""
 
-    __slots__ = ("children", "ends", "num_tokens")
+    WIDE = 16
+
+    __slots__ = ("children", "ends", "num_tokens", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -44,6 +48,9 @@ class TokenTrie:
             count += 1
         self.children: list[tuple[tuple[int, int], ...]] = [tuple(sorted(m.items())) for m in child_maps]
         self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
+        self.wide: dict[int, dict[int, int]] = {
+            n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE
+        }
         self.num_tokens = count
 
     @property
