@@ -142,15 +142,15 @@ class Peers:
         self.notes: list[str] = []
         self.vocab: Any = None
         try:
-            from toolchain.engine import masks
+            from toolchain.engine import local_masks, masks
             from toolchain.engine.vocab import TokenVocabulary
             from toolchain.models import load_tokenizer
 
             tokenizer = load_tokenizer()
             self.vocab = TokenVocabulary.from_tokenizer(tokenizer)
             # per-tokenizer preparation, as the peers' tokenizer objects do
-            masks.vocabulary_trie(self.vocab)
-            masks.tail_byte_sets(self.vocab)
+            local_masks.vocabulary_trie(self.vocab)
+            local_masks.tail_byte_sets(self.vocab)
             self.masks = masks
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"peers skipped: no tokenizer ({type(exc).__name__}: {exc})")

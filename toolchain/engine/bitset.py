@@ -43,3 +43,16 @@ def add(words: Words, ids: IntArray, vocab_size: int) -> None:
             words[i >> 5] |= np.uint32(1 << (i & 31))
     else:
         words |= pack(ids, vocab_size)
+
+
+def pack_bools(bits: npt.NDArray[np.bool_]) -> Words:
+    """The bitset of a boolean array over token ids (padded to whole words)."""
+    padded = np.zeros(num_words(bits.size) * 32, dtype=bool)
+    padded[: bits.size] = bits
+    return np.packbits(padded, bitorder="little").view(np.uint32)
+
+
+def contains(words: Words, ids: IntArray) -> npt.NDArray[np.bool_]:
+    """Per id of ``ids``, whether its bit is set in ``words``."""
+    got: npt.NDArray[np.bool_] = ((words[ids >> 5] >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
+    return got

@@ -16,7 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from toolchain.engine import bitset
-from toolchain.engine.masks import IntArray, MaskComputer
+from toolchain.engine.bitset import IntArray
+from toolchain.engine.masks import MaskComputer
 from toolchain.engine.vocab import TokenVocabulary
 from toolchain.grammar.ir import Grammar
 from toolchain.recognizer import DEAD, CompiledGrammar, compile_grammar

@@ -48,9 +48,7 @@ class TokenTrie:
             count += 1
         self.children: list[tuple[tuple[int, int], ...]] = [tuple(sorted(m.items())) for m in child_maps]
         self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
-        self.wide: dict[int, dict[int, int]] = {
-            n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE
-        }
+        self.wide: dict[int, dict[int, int]] = {n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE}
         self.num_tokens = count
 
     @property

@@ -1,0 +1,431 @@
+"""Local masks: which tokens a local state (``local.py``) accepts, by walking the vocabulary.
+
+A local mask is the set of tokens consumed entirely above the abstract parent (a bitset: valid in
+every context) plus the *pending* tokens that return into the parent with bytes left (ids and
+offsets: checked against the real stack by ``masks.py``). Two walks compute it:
+
+* a **trie walk** for restrictive states (few tokens start with an allowed byte): depth first
+  through the vocabulary trie, dropping a subtree at its first dead byte;
+* a **vector walk** over a candidate set with numpy, byte position by byte position, dropping dead
+  tokens as it goes, with a dense mirror of the local transitions. Three shortcuts keep it from
+  stepping every byte of every token:
+
+  - *first-byte groups*: first bytes that lead into a state with a content signature take that
+    state's **suffix mask** (every token's bytes after the first, walked from there once per
+    process and vocabulary), filtered by first byte — ``[^az] chars`` (a key other than known
+    names) is the free string's suffix mask minus tokens starting with ``a`` or ``z``;
+  - *shared suffixes*: after the first byte, tokens standing in a signed state with most of the
+    vocabulary take its suffix mask the same way;
+  - *loops*: a token whose remaining bytes all lead from its state back to it (a string body's
+    ordinary characters) is accepted without a walk;
+
+  and the long tail (a few long tokens) finishes in Python, where numpy's per-call cost dominates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from toolchain.engine import bitset
+from toolchain.engine.bitset import IntArray, Words
+from toolchain.engine.local import LocalAutomaton
+from toolchain.engine.trie import TokenTrie
+from toolchain.engine.vocab import TokenVocabulary
+
+UNKNOWN = -1
+# Below this many surviving tokens the numpy walk hands over to per-token dict lookups.
+VECTOR_TAIL = 256
+SHARED_MAX = 4096  # suffix (and shared local) masks kept per vocabulary for sharing between grammars
+SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a shared suffix mask
+
+
+@dataclass
+class LocalMask:
+    accepted: Words  # bitset: tokens valid in every context below the key
+    any_accepted: bool
+    pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
+    pending_offsets: IntArray  # … after this many bytes
+    pending_trie: TokenTrie | None = None  # their remainders, built on first use
+
+
+@dataclass
+class _Parts:
+    """What a walk has decided so far: accepted tokens (as ids or as bitsets) and pending ones."""
+
+    vocab_size: int
+    ids: list[IntArray] = field(default_factory=list)
+    bits: list[Words] = field(default_factory=list)
+    pend_ids: list[IntArray] = field(default_factory=list)
+    pend_off: list[IntArray] = field(default_factory=list)
+
+    def pending(self, ids: IntArray, offsets: IntArray) -> None:
+        if ids.size:
+            self.pend_ids.append(ids)
+            self.pend_off.append(offsets)
+
+    def finish(self) -> LocalMask:
+        words = np.zeros(bitset.num_words(self.vocab_size), dtype=np.uint32)
+        for part in self.bits:
+            words |= part
+        walked = [part for part in self.ids if part.size]
+        if walked:
+            bitset.add(words, np.concatenate(walked) if len(walked) > 1 else walked[0], self.vocab_size)
+        if self.pend_ids:
+            p_ids = np.concatenate(self.pend_ids).astype(np.int32)
+            p_off = np.concatenate(self.pend_off).astype(np.int32)
+            # a token accepted locally needs no context check (a token may return at several
+            # offsets — ambiguity —: each is checked, any one suffices)
+            keep = ~bitset.contains(words, p_ids)
+            p_ids, p_off = p_ids[keep], p_off[keep]
+        else:
+            p_ids = p_off = np.zeros(0, dtype=np.int32)
+        words.setflags(write=False)
+        return LocalMask(words, bool(words.any()), p_ids, p_off)
+
+
+class LocalWalker:
+    """Walks the vocabulary from the states of one local automaton (one grammar × vocabulary)."""
+
+    def __init__(self, local: LocalAutomaton, vocab: TokenVocabulary) -> None:
+        self.local = local
+        self.cg = local.cg
+        self.vocab = vocab
+        self.horizon = local.horizon
+        self.table: npt.NDArray[np.int32] = np.full((64, 256), UNKNOWN, dtype=np.int32)
+        self.ids: IntArray = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
+        self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
+        self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
+        self._tail_sets = tail_byte_sets(vocab)
+        self._multi_byte_ids: IntArray = self.ids[vocab.lengths[self.ids] > 1]
+        self._first_byte: npt.NDArray[np.uint8] = np.ascontiguousarray(vocab.byte_matrix[:, 0])
+        firsts = vocab.byte_matrix[self.ids, 0]
+        self._first_counts: list[int] = np.bincount(firsts, minlength=256).tolist()
+        self._local_sigs: dict[int, Hashable | None] = {}
+        self._trie: TokenTrie | None = None
+
+    def starting_with(self, first_bytes: frozenset[int]) -> int:
+        """How many tokens start with one of ``first_bytes``."""
+        counts = self._first_counts
+        return sum(counts[b] for b in first_bytes)
+
+    # -- trie walk ---------------------------------------------------------------------------
+    def trie_walk(self, lid: int) -> LocalMask:
+        """The local mask by depth-first walk of the vocabulary trie (restrictive states)."""
+        if self._trie is None:
+            self._trie = vocabulary_trie(self.vocab)
+        children = self._trie.children
+        ends = self._trie.ends
+        wide = self._trie.wide
+        local = self.local
+        accepted: list[int] = []
+        pending: list[tuple[int, int]] = []
+        stack = [(0, lid, 0)]
+        class_step = local.class_step
+        while stack:
+            node, cur, depth = stack.pop()
+            row = local.trans[cur]
+            kids = children[node]
+            by_byte = wide.get(node)
+            if by_byte is not None:
+                allowed = local.first_bytes(cur)
+                if len(allowed) < len(kids):  # the root under a key: a few bytes of 256
+                    kids = tuple((b, by_byte[b]) for b in allowed if b in by_byte)
+            for b, child in kids:
+                code = row.get(b)
+                if code is None:
+                    code = class_step(cur, b)[2]
+                nxt = (code >> 1) - 1
+                returned = code & 1
+                if (nxt >= 0 or returned) and ends[child]:
+                    accepted.extend(ends[child])
+                if returned and children[child]:
+                    # every longer token below this node continues in the real context
+                    sub = [(child, depth + 1)]
+                    while sub:
+                        n, d = sub.pop()
+                        for _, c in children[n]:
+                            pending.extend((t, depth + 1) for t in ends[c])
+                            sub.append((c, d + 1))
+                if nxt >= 0 and children[child]:
+                    stack.append((child, nxt, depth + 1))
+        parts = _Parts(self.vocab.size)
+        parts.ids.append(np.asarray(accepted, dtype=np.int32))
+        if pending:
+            parts.pending(
+                np.asarray([t for t, _ in pending], dtype=np.int32),
+                np.asarray([o for _, o in pending], dtype=np.int32),
+            )
+        return parts.finish()
+
+    # -- vector walk -------------------------------------------------------------------------
+    def vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
+        """The local mask of ``lid`` over ``candidates`` by numpy, position by position; with
+        ``start=1`` the tokens' bytes after their first one (a suffix mask, see above)."""
+        self._ensure_rows()
+        first = np.zeros(256, dtype=bool)
+        first[list(self.local.first_bytes(lid))] = True
+        matrix = self._matrix_t
+        lengths = self.vocab.lengths
+        parts = _Parts(self.vocab.size)
+        if start == 0 and candidates is self.ids:
+            # first bytes that lead into a shared state take its suffix mask, without a walk
+            taken = self._first_byte_groups(lid, parts)
+            if taken is not None:
+                first &= ~taken
+                first_of = matrix[0, candidates]
+                single = lengths[candidates] == 1
+                # one-byte tokens of those first bytes still end here (walked below)
+                ids = candidates[first[first_of] | (taken[first_of] & single)]
+            else:
+                ids = candidates[first[matrix[start, candidates]]]
+        else:
+            ids = candidates[first[matrix[start, candidates]]]
+        cur = np.full(ids.shape[0], lid, dtype=np.int32)
+        pos = start
+        if start == 1 and ids.size > VECTOR_TAIL:
+            ids, cur = self._accept_loops(ids, cur, parts)
+        while ids.size:
+            codes = self._codes(cur, matrix[pos, ids])
+            nxt = (codes >> 1) - 1
+            returned = (codes & 1).astype(bool)
+            alive = nxt >= 0
+            ended = lengths[ids] == pos + 1
+            # a token that returns exactly at its last byte is valid in every context: returning
+            # is always possible (grammars are pruned, so every parent continuation exists)
+            parts.ids.append(ids[(alive | returned) & ended])
+            leftover = returned & ~ended
+            if leftover.any():
+                parts.pending(ids[leftover], np.full(int(leftover.sum()), pos + 1, dtype=np.int32))
+            keep = alive & ~ended
+            ids, cur = ids[keep], nxt[keep].astype(np.int32)
+            if pos == 0 and ids.size > VECTOR_TAIL:
+                # a band walk only uses suffix masks made before: near a repetition's end, the
+                # states are per position and their suffix masks (whole-vocabulary walks) rarely
+                # serve twice
+                make = candidates is self.ids
+                ids, cur = self._share_suffixes(ids, cur, parts, make)
+                ids, cur = self._accept_loops(ids, cur, parts)
+            pos += 1
+            if 0 < ids.size <= VECTOR_TAIL:
+                # the long tail (a few long tokens over many positions): per-op numpy overhead
+                # dominates there, so finish each token with dict lookups
+                self._finish_in_python(ids, cur, pos, parts)
+                break
+        return parts.finish()
+
+    def _ensure_rows(self) -> None:
+        need = self.local.num_states
+        if need > self.table.shape[0]:
+            grown = np.full((max(need, 2 * self.table.shape[0]), 256), UNKNOWN, dtype=np.int32)
+            grown[: self.table.shape[0]] = self.table
+            self.table = grown
+
+    def _codes(self, cur: IntArray, byts: npt.NDArray[np.uint8]) -> IntArray:
+        flat = cur.astype(np.int64) * 256 + byts
+        codes: IntArray = self.table.ravel()[flat]
+        unknown = codes == UNKNOWN
+        if unknown.any():
+            # one step per byte class met (the class shares it), not per byte nor per whole row
+            table = self.table
+            step = self.local.class_step
+            lids = cur[unknown]
+            if lids.size > 256 and lids.min() == lids.max():
+                # one state (the first position of a walk): its bytes by counting, not sorting
+                present = np.flatnonzero(np.bincount(byts[unknown], minlength=256)).tolist()
+                pairs = [(int(lids[0]), b) for b in present]
+            else:
+                pairs = [divmod(f, 256) for f in np.unique(flat[unknown]).tolist()]
+            for lid, b in pairs:
+                if table[lid, b] == UNKNOWN:
+                    lo, hi, code = step(lid, b)
+                    table[lid, lo:hi] = code
+            self._ensure_rows()  # the steps may have made new states: the next position needs rows
+            codes = self.table.ravel()[flat]
+        return codes
+
+    def _finish_in_python(self, ids: IntArray, cur: IntArray, pos: int, parts: _Parts) -> None:
+        local = self.local
+        trans = local.trans
+        token_bytes = self.vocab.token_bytes
+        acc: list[int] = []
+        p_ids: list[int] = []
+        p_off: list[int] = []
+        for tid, state in zip(ids.tolist(), cur.tolist(), strict=True):
+            data = token_bytes[tid]
+            last = len(data) - 1
+            for i in range(pos, len(data)):
+                b = data[i]
+                code = trans[state].get(b)
+                if code is None:
+                    code = local.step(state, b)  # long tokens touch few bytes: no whole row
+                state = (code >> 1) - 1
+                if code & 1:
+                    if i == last:
+                        acc.append(tid)
+                        break
+                    p_ids.append(tid)
+                    p_off.append(i + 1)
+                if state < 0:
+                    break
+                if i == last:
+                    acc.append(tid)
+        parts.ids.append(np.asarray(acc, dtype=np.int32))
+        if p_ids:
+            parts.pending(np.asarray(p_ids, dtype=np.int32), np.asarray(p_off, dtype=np.int32))
+
+    def _accept_loops(self, ids: IntArray, cur: IntArray, parts: _Parts) -> tuple[IntArray, IntArray]:
+        """After the first byte: a token whose remaining bytes all lead from its state straight back
+        to that state (a string body's ordinary characters) ends there, alive — accept it without
+        walking it. Returns the tokens still to walk. (Whether the loop can also return into the
+        parent does not matter: pending checks are only for tokens not accepted locally.) A suffix
+        walk calls it before the second byte: the bytes left are the same, so is the test."""
+        counts = np.bincount(cur)
+        drop = np.zeros(ids.size, dtype=bool)
+        for state in np.flatnonzero(counts >= VECTOR_TAIL).tolist():
+            stay = (state + 1) * 2
+            # with or without a possible return on the way: a token that ends alive is accepted,
+            # and an accepted token needs no pending check
+            loop = [b for b, code in self.local.row(state).items() if code >> 1 == stay >> 1]
+            if len(loop) < 2:
+                continue
+            outside = np.ones(256, dtype=bool)
+            outside[loop] = False
+            words = np.packbits(outside, bitorder="little").view(np.uint64).tolist()
+            here = np.flatnonzero(cur == state)
+            tids = ids[here]
+            cols = self._tail_sets
+            hit = cols[0][tids] & np.uint64(words[0])
+            for w in range(1, 4):
+                hit |= cols[w][tids] & np.uint64(words[w])
+            inside = here[hit == 0]
+            parts.ids.append(ids[inside])
+            drop[inside] = True
+        if not drop.any():
+            return ids, cur
+        return ids[~drop], cur[~drop]
+
+    # -- suffix masks shared between grammars ------------------------------------------------
+    def _local_signature(self, lid: int) -> Hashable | None:
+        """A grammar-independent name for local state ``lid`` (None if a rule state has none)."""
+        if lid in self._local_sigs:
+            return self._local_sigs[lid]
+        cg = self.cg
+        out: Hashable | None = None
+        sigs = []
+        for chain in self.local.chains[lid]:
+            sig = tuple(cg.state_signature(rs, self.horizon) for rs in chain)
+            if any(part is None for part in sig):
+                break
+            sigs.append(sig)
+        else:
+            out = frozenset(sigs)
+        self._local_sigs[lid] = out
+        return out
+
+    def _suffix_mask(self, state: int, make: bool = True) -> LocalMask | None:
+        """The suffix mask of local state ``state`` (None: it has no content signature, or it was
+        not made before and ``make`` is false)."""
+        sig = self._local_signature(state)
+        if sig is None:
+            return None
+        got = self.suffix_masks.get(sig)
+        if got is None and make:
+            got = self.vector_walk(state, self._multi_byte_ids, start=1)
+            if len(self.suffix_masks) >= SHARED_MAX:
+                del self.suffix_masks[next(iter(self.suffix_masks))]
+            self.suffix_masks[sig] = got
+        return got
+
+    def _share_suffixes(
+        self, ids: IntArray, cur: IntArray, parts: _Parts, make: bool = True
+    ) -> tuple[IntArray, IntArray]:
+        """After the first byte, tokens that stand in a state with a content signature are decided
+        by that state's *suffix mask* — every token's bytes after the first, walked from there —
+        computed once per process and vocabulary. So ``[^_p] chars`` and ``[^b] chars`` (two keys
+        "other than" known names) share the walk of the free string behind their first byte."""
+        counts = np.bincount(cur)
+        drop = np.zeros(ids.size, dtype=bool)
+        # a suffix mask walks every token: worth it only where most of the vocabulary goes on
+        for state in np.flatnonzero(counts >= SUFFIX_MIN_TOKENS).tolist():
+            got = self._suffix_mask(state, make)
+            if got is None:
+                continue
+            here = np.flatnonzero(cur == state)
+            mine = ids[here]
+            parts.ids.append(mine[bitset.contains(got.accepted, mine)])
+            if got.pending_ids.size:
+                keep = np.isin(got.pending_ids, mine)
+                parts.pending(got.pending_ids[keep], got.pending_offsets[keep])
+            drop[here] = True
+        if not drop.any():
+            return ids, cur
+        return ids[~drop], cur[~drop]
+
+    def _first_byte_groups(self, lid: int, parts: _Parts) -> npt.NDArray[np.bool_] | None:
+        """Decide the multi-byte tokens whose first byte leads from ``lid`` into a state with a
+        content signature by that state's suffix mask, filtered by first byte. Returns the first
+        bytes so decided (None: none were)."""
+        groups: dict[int, list[int]] = {}
+        for b, code in self.local.row(lid).items():
+            if code >= 2:  # alive after the byte (possibly also returned: see below)
+                groups.setdefault(code, []).append(b)
+        taken: npt.NDArray[np.bool_] | None = None
+        first_of = self._first_byte
+        for code, bytes_ in groups.items():
+            if self.starting_with(frozenset(bytes_)) < SUFFIX_MIN_TOKENS:
+                continue
+            got = self._suffix_mask((code >> 1) - 1)
+            if got is None:
+                continue
+            sel = np.zeros(256, dtype=bool)
+            sel[bytes_] = True
+            # the suffix mask holds multi-byte tokens only, so empty tokens never slip in
+            parts.bits.append(got.accepted & bitset.pack_bools(sel[first_of]))
+            if got.pending_ids.size:
+                keep = sel[first_of[got.pending_ids]]
+                parts.pending(got.pending_ids[keep], got.pending_offsets[keep])
+            if code & 1:
+                # the first byte can also end the key: every such token may return after it
+                # (those accepted locally are dropped from the pending ones at the end)
+                multi = self._multi_byte_ids
+                returning = multi[sel[first_of[multi]]]
+                parts.pending(returning, np.ones(returning.size, dtype=np.int32))
+            taken = sel if taken is None else taken | sel
+        return taken
+
+
+_TRIES: dict[str, TokenTrie] = {}
+_TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
+_SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
+
+
+def forget_suffixes(vocab: TokenVocabulary) -> None:
+    """Drop the suffix masks shared between grammars on ``vocab`` (benchmarks of cold engines)."""
+    _SUFFIXES.get(vocab.fingerprint, {}).clear()
+
+
+def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
+    """Per token, the set of bytes after its first one, as a 256-bit mask: four uint64 rows
+    (bytes 0–63, 64–127, …), one entry per token."""
+    got = _TAIL_SETS.get(vocab.fingerprint)
+    if got is None:
+        tails = [b[1:] for b in vocab.token_bytes]
+        present = np.zeros((vocab.size, 256), dtype=bool)
+        rows = np.repeat(np.arange(vocab.size), [len(t) for t in tails])
+        present[rows, np.frombuffer(b"".join(tails), dtype=np.uint8)] = True
+        # column-major: one uint64 column per 64 bytes, gathered one at a time
+        got = np.ascontiguousarray(np.packbits(present, axis=1, bitorder="little").view(np.uint64).T)
+        _TAIL_SETS[vocab.fingerprint] = got
+    return got
+
+
+def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:
+    """One trie per tokenizer (by fingerprint), shared by every grammar's engine (~0.3 s to build)."""
+    trie = _TRIES.get(vocab.fingerprint)
+    if trie is None:
+        trie = _TRIES[vocab.fingerprint] = TokenTrie(vocab.token_bytes, (vocab.lengths > 0).tolist())
+    return trie
