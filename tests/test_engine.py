@@ -286,6 +286,45 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
     assert checked > 20
 
 
+def test_grouped_stack_tops_give_exactly_a_full_trie_walk() -> None:
+    """After a member of a wide object with optional members, every later member's key hangs
+    under the object's frame: those tops are walked as one local state. Masks along an in-order
+    document and along random walks equal a plain walk of the vocabulary, and groups were used."""
+    from toolchain.engine.masks import GROUP_MIN
+    from toolchain.schema import compile_schema
+
+    _, vocab = smol()
+    names = ["alpha", "alpine", "beta", "bet", "gamma", "delta", "deltoid", "epsilon", "eta", "zeta"]
+    schema = {
+        "type": "object",
+        "properties": {n: {"type": "string"} if i % 2 else {"type": "integer"} for i, n in enumerate(names)},
+        "additionalProperties": False,
+    }
+    engine = GrammarEngine(compile_schema(schema).grammar, vocab)
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    tok = smol()[0]
+    text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end"}'
+    matcher = engine.matcher()
+    for tid in _encode(tok, text):
+        assert np.array_equal(
+            engine.masks.allowed(matcher.config), _trie_walk(engine.compiled, trie, matcher.config)
+        )
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+    rng = random.Random(3)
+    for _ in range(6):
+        matcher = engine.matcher()
+        for _ in range(40):
+            ours = engine.masks.allowed(matcher.config)
+            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+            if ours.size == 0:
+                break
+            matcher.consume(rng.choice(ours.tolist()))
+            if matcher.is_terminated():
+                break
+    assert engine.masks._groups, f"no configuration had {GROUP_MIN}+ tops under one parent"
+
+
 def test_band_keys_never_stand_in_for_whole_keys() -> None:
     """The last length band has the whole vocabulary's horizon but not its tokens: a state's mask
     key for it must differ from its whole-vocabulary key (or a shared band mask, computed near

@@ -112,14 +112,47 @@ class LocalWalker:
         counts = self._first_counts
         return sum(counts[b] for b in first_bytes)
 
+    def two_byte_count(self, lid: int, limit: int) -> int:
+        """About how many tokens a trie walk from ``lid`` visits past their second byte: tokens
+        whose first two bytes are viable (an upper bound where a state allows many bytes). A few
+        letters can start thousands of tokens while a literal key allows one second letter each.
+        Stops counting past ``limit``."""
+        trie = self.trie()
+        local = self.local
+        total = 0
+        sizes = trie.sizes
+        for b in local.first_bytes(lid):
+            node = trie.child(0, b)
+            if node is None:
+                continue
+            nxt = (local.class_step(lid, b)[2] >> 1) - 1
+            below = sizes[node] - len(trie.ends[node])
+            total += sizes[node] - below
+            if nxt >= 0 and below:
+                allowed = local.first_bytes(nxt)
+                if len(allowed) > 16:
+                    total += below
+                else:
+                    for c in allowed:
+                        child = trie.child(node, c)
+                        if child is not None:
+                            total += sizes[child]
+            if total > limit:
+                break
+        return total
+
+    def trie(self) -> TokenTrie:
+        if self._trie is None:
+            self._trie = vocabulary_trie(self.vocab)
+        return self._trie
+
     # -- trie walk ---------------------------------------------------------------------------
     def trie_walk(self, lid: int) -> LocalMask:
         """The local mask by depth-first walk of the vocabulary trie (restrictive states)."""
-        if self._trie is None:
-            self._trie = vocabulary_trie(self.vocab)
-        children = self._trie.children
-        ends = self._trie.ends
-        wide = self._trie.wide
+        trie = self.trie()
+        children = trie.children
+        ends = trie.ends
+        wide = trie.wide
         local = self.local
         accepted: list[int] = []
         pending: list[tuple[int, int]] = []

@@ -18,7 +18,7 @@ class TokenTrie:
 
     WIDE = 16
 
-    __slots__ = ("children", "ends", "num_tokens", "wide")
+    __slots__ = ("children", "ends", "num_tokens", "sizes", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -48,8 +48,25 @@ class TokenTrie:
             count += 1
         self.children: list[tuple[tuple[int, int], ...]] = [tuple(sorted(m.items())) for m in child_maps]
         self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
+        # tokens at or below each node (children always have larger ids than their parent)
+        sizes = [len(e) for e in self.ends]
+        for n in range(len(sizes) - 1, 0, -1):
+            for _, c in self.children[n]:
+                sizes[n] += sizes[c]
+        for _, c in self.children[0]:
+            sizes[0] += sizes[c]
+        self.sizes: list[int] = sizes
         self.wide: dict[int, dict[int, int]] = {n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE}
         self.num_tokens = count
+
+    def child(self, node: int, byte: int) -> int | None:
+        by_byte = self.wide.get(node)
+        if by_byte is not None:
+            return by_byte.get(byte)
+        for b, c in self.children[node]:
+            if b == byte:
+                return c
+        return None
 
     @property
     def num_nodes(self) -> int:
