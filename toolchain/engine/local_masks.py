@@ -361,17 +361,25 @@ class LocalWalker:
 
     def _suffix_mask(self, state: int, make: bool = True) -> LocalMask | None:
         """The suffix mask of local state ``state`` (None: it has no content signature, or it was
-        not made before and ``make`` is false)."""
+        not made before and ``make`` is false or the state is no loop)."""
         sig = self._local_signature(state)
         if sig is None:
             return None
         got = self.suffix_masks.get(sig)
-        if got is None and make:
+        if got is None and make and self._loops(state):
             got = self.vector_walk(state, self._multi_byte_ids, start=1)
             if len(self.suffix_masks) >= SHARED_MAX:
                 del self.suffix_masks[next(iter(self.suffix_masks))]
             self.suffix_masks[sig] = got
         return got
+
+    def _loops(self, state: int) -> bool:
+        """Whether some byte leads from ``state`` straight back to it: a string body's characters.
+        Only such states are worth a suffix mask (a walk of every token), since a body recurs in
+        many grammars and contexts; a pattern's or a bounded string's states rarely do, and their
+        own tokens are fewer than the vocabulary."""
+        stay = state + 1
+        return any(code >> 1 == stay for code in self.local.row(state).values())
 
     def _share_suffixes(
         self, ids: IntArray, cur: IntArray, parts: _Parts, make: bool = True
