@@ -45,8 +45,6 @@ TRIE_MAX_TOKENS = 1500
 # Top frames in a local key, not counting leaf rules (a character, an escape). Measured on the
 # JSONSchemaBench mask replay: 1 → 8.6 s total, 2 → 12.6 s, 3 → 11.0 s (before band/shape keys).
 DEFAULT_DEPTH = 1
-# At least this many stack tops under one parent frame are walked as one local state.
-GROUP_MIN = 3
 
 # Token length bands (bytes): near the end of ``x{0,n}`` a band's mask depends only on whether
 # the end is within its upper bound, so short-token bands are shared by most copies.
@@ -76,7 +74,6 @@ class MaskComputer:
         self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
         self._chain_lids: dict[Chain, int] = {}
         self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
-        self._groups: dict[tuple[tuple[Chain, ...], bool], tuple[Hashable, int]] = {}
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -126,26 +123,15 @@ class MaskComputer:
 
     def _compute(self, config: int) -> Words:
         """The union of the config's local masks (word-wise ORs) and its checked pending tokens.
-        Stacks under one parent frame whose tops are not near a repetition's end are walked as
-        one local state when there are several: after a member of a wide object, dozens of
-        next-member keys hang under the object's frame, one walk instead of one each."""
+        Each stack top is its own local key, even where dozens hang under one object frame (the
+        next-member keys after a member of a wide object): walked as one state they would be a
+        new key at every member, while one key per member's key is reused until it is passed."""
         words: Words | None = None
         owned = False  # whether ``words`` is a fresh array (else a local mask's own bits)
         checked: list[IntArray] = []
-        tops: dict[int, list[Chain]] = {}
         for frame in self.cg.config_frames[config]:
             chain, parent = self._top(frame)
-            tops.setdefault(parent, []).append(chain)
-        for parent, chains in tops.items():
-            bottom = parent == BOTTOM
-            locals_: list[LocalMask] = []
-            if len(chains) >= GROUP_MIN:
-                plain = tuple(sorted(c for c in chains if not self._banded(c)))
-                if len(plain) > 1:
-                    locals_.append(self._group_mask(plain, bottom))
-                    chains = [c for c in chains if self._banded(c)]
-            for chain in chains:
-                locals_.extend(self._chain_masks(chain, bottom))
+            locals_ = self._chain_masks(chain, parent == BOTTOM)
             for local in locals_:
                 if local.any_accepted:
                     bits = local.accepted
@@ -178,20 +164,6 @@ class MaskComputer:
         # a cheap (trie) walk is not worth the content signature that would share it
         signed = not self._cheap(lid)
         return [self._local_mask(*self._key(chain, bottom, None, signed), lid, None)]
-
-    def _group_mask(self, chains: tuple[Chain, ...], bottom: bool) -> LocalMask:
-        """The local mask of several stack tops under one parent, walked as one local state (the
-        union of theirs: a token is viable when it is from one of them). Keyed by this grammar's
-        canonical states (a group is rarely met in another grammar)."""
-        memo = (chains, bottom)
-        got = self._groups.get(memo)
-        if got is None:
-            canon = self.cg.canonical_state
-            key = ("group", frozenset(tuple(canon(rs, self.horizon) for rs in c) for c in chains), bottom)
-            local = self.local
-            lid = local.intern(frozenset(local.quotient(c) for c in chains))
-            got = self._groups[memo] = (key, lid)
-        return self._local_mask(got[0], False, got[1], None)
 
     def _top(self, frame: int) -> tuple[Chain, int]:
         """The top rule states of a stack (``depth`` of them, not counting leaf rules such as a
