@@ -96,14 +96,14 @@ class LocalWalker:
         self.vocab = vocab
         self.horizon = local.horizon
         self.table: npt.NDArray[np.int32] = np.full((64, 256), UNKNOWN, dtype=np.int32)
-        self.ids: IntArray = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
         self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
-        self._matrix_t = np.ascontiguousarray(vocab.byte_matrix.T)  # position-major: rows gather fast
+        tables = vocabulary_tables(vocab)
+        self.ids = tables.ids
+        self._matrix_t = tables.matrix_t
         self._tail_sets = tail_byte_sets(vocab)
-        self._multi_byte_ids: IntArray = self.ids[vocab.lengths[self.ids] > 1]
-        self._first_byte: npt.NDArray[np.uint8] = np.ascontiguousarray(vocab.byte_matrix[:, 0])
-        firsts = vocab.byte_matrix[self.ids, 0]
-        self._first_counts: list[int] = np.bincount(firsts, minlength=256).tolist()
+        self._multi_byte_ids = tables.multi_byte_ids
+        self._first_byte = tables.first_byte
+        self._first_counts = tables.first_counts
         self._local_sigs: dict[int, Hashable | None] = {}
         self._trie: TokenTrie | None = None
 
@@ -439,6 +439,33 @@ class LocalWalker:
         return taken
 
 
+@dataclass(frozen=True)
+class VocabularyTables:
+    """Per-tokenizer arrays every walker reads (built once per vocabulary, not per grammar: the
+    transposed byte matrix alone is ~4 MB)."""
+
+    ids: IntArray  # tokens with bytes
+    multi_byte_ids: IntArray  # … with more than one byte
+    matrix_t: npt.NDArray[np.uint8]  # byte matrix, position-major: rows gather fast
+    first_byte: npt.NDArray[np.uint8]  # per token id
+    first_counts: list[int]  # tokens with bytes, per first byte
+
+
+def vocabulary_tables(vocab: TokenVocabulary) -> VocabularyTables:
+    got = _TABLES.get(vocab.fingerprint)
+    if got is None:
+        ids = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
+        got = _TABLES[vocab.fingerprint] = VocabularyTables(
+            ids=ids,
+            multi_byte_ids=ids[vocab.lengths[ids] > 1],
+            matrix_t=np.ascontiguousarray(vocab.byte_matrix.T),
+            first_byte=np.ascontiguousarray(vocab.byte_matrix[:, 0]),
+            first_counts=np.bincount(vocab.byte_matrix[ids, 0], minlength=256).tolist(),
+        )
+    return got
+
+
+_TABLES: dict[str, VocabularyTables] = {}
 _TRIES: dict[str, TokenTrie] = {}
 _TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
 _SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
