@@ -3,8 +3,8 @@
 Per configuration, the mask is the union over its live stacks (frames) of
 
 * the frame's **local mask** (see ``local.py``): computed once per local key (the NFA states of the
-  top ``depth`` frames) by walking the whole vocabulary — numpy over the vocabulary, byte position
-  by byte position, dropping dead tokens as it goes, with a dense mirror of the transition table;
+  top ``depth`` frames) by a walk of the vocabulary (``local_masks.py``: the trie for restrictive
+  states, numpy over the vocabulary otherwise);
 * its **pending tokens** (those that return below the local key with bytes left), checked against
   the real stack by a walk of their remainders' trie from the return configuration.
 
@@ -18,8 +18,10 @@ Local keys are as coarse as exactness allows, because a cold key costs a walk of
   the same in every grammar: its mask is shared by every engine on the vocabulary (a string
   body is walked once per process, not once per schema).
 
-Results are cached per configuration id (exact for every request that reaches it) and local masks
-per key. Special tokens never appear; EOS is the matcher's business.
+Results are bitsets (``bitset.py``, the peers' layout) cached per configuration id (exact for
+every request that reaches it) and local masks per key: a configuration's mask is a few word-wise
+ORs of its local masks plus its checked pending tokens. Special tokens never appear; EOS is the
+matcher's business.
 """
 
 from __future__ import annotations
