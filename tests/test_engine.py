@@ -227,6 +227,12 @@ def test_empty_mask_is_a_diagnostic_error() -> None:
     with pytest.raises(EmptyMaskError, match="rule stacks") as err:
         matcher.allowed_token_ids()
     assert err.value.prefix == b"a"
+    rows = np.full((1, 1), 7, dtype=np.int32)
+    with pytest.raises(EmptyMaskError):  # the bitset entry point too, twice (the verdict is cached)
+        matcher.fill_bitmask(rows)
+    with pytest.raises(EmptyMaskError):
+        matcher.fill_bitmask(rows)
+    assert rows[0, 0] == 7  # nothing written
 
 
 BOUNDED_SCHEMAS = [

@@ -79,6 +79,7 @@ class MaskComputer:
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
+        self.empty: set[int] = set()  # configurations whose mask (without EOS) is empty
         ids = self.walker.ids
         lower = 0
         self._band_ids: list[IntArray] = []
@@ -95,6 +96,7 @@ class MaskComputer:
             "local_masks": self.local_masks,
             "table": self.walker.table,
             "return_configs": self._return_configs,
+            "empty": self.empty,
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
@@ -104,6 +106,7 @@ class MaskComputer:
         self.cache = state["cache"]
         self.local_masks = state["local_masks"]
         self._return_configs = state["return_configs"]
+        self.empty = state["empty"]
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
@@ -116,6 +119,8 @@ class MaskComputer:
         with _collector_paused():
             out = self._compute(config)
         out.setflags(write=False)
+        if not out.any():
+            self.empty.add(config)
         self.cache[config] = out
         return out
 

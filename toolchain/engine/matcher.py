@@ -185,9 +185,13 @@ class Matcher:
         if self._stopped:
             bitmask[row] = 0
             return
-        words = self.engine.bitmask(self._config)
-        if not words.any():  # an empty mask is a bug: say where, never write it
-            raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
+        config = self._config
+        words = self.engine.bitmask(config)
+        if config in self.engine.masks.empty and not (
+            self._cg.config_accepting[config] and self.engine.eos.size
+        ):
+            # an empty mask is a bug: say where, never write it
+            raise EmptyMaskError(config, self.output, self._cg.stack_rules(config))
         bitmask[row] = words
 
     def try_consume(self, token_id: int) -> bool:
