@@ -207,6 +207,13 @@ class CompiledGrammar:
         memo = (rs, horizon)
         if memo in self._rs_sigs:
             return self._rs_sigs[memo]
+        if horizon is not None:
+            # far copies of a repetition share their quotient's signature: computed once, not
+            # once per copy (the signature maps members through the same horizon labels)
+            q = self.quotient_state(rs, horizon)
+            if q != rs:
+                out_q = self._rs_sigs[memo] = self.state_signature(q, horizon)
+                return out_q
         out: Hashable | None = self._reach_signature(rs, horizon)
         if out is None:
             rule = self._rs_rule[rs]
