@@ -147,9 +147,11 @@ class LocalWalker:
         return self._trie
 
     # -- trie walk ---------------------------------------------------------------------------
-    def trie_walk(self, lid: int) -> LocalMask:
-        """The local mask by depth-first walk of the vocabulary trie (restrictive states)."""
-        trie = self.trie()
+    def trie_walk(self, lid: int, trie: TokenTrie | None = None) -> LocalMask:
+        """The local mask by depth-first walk of the vocabulary trie (restrictive states), or of
+        ``trie`` (a subset of the vocabulary, such as the longest tokens)."""
+        if trie is None:
+            trie = self.trie()
         children = trie.children
         ends = trie.ends
         wide = trie.wide

@@ -51,6 +51,8 @@ DEFAULT_DEPTH = 1
 # Token length bands (bytes): near the end of ``x{0,n}`` a band's mask depends only on whether
 # the end is within its upper bound, so short-token bands are shared by most copies.
 BAND_UPPERS = (2, 4, 6, 8, 11, 16)
+# A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
+BAND_TRIE_MAX = 1000
 
 
 class MaskComputer:
@@ -250,6 +252,14 @@ class MaskComputer:
             lid = self._chain_lids[chain] = self.local.intern(frozenset([self.local.quotient(chain)]))
         return lid
 
+    def _band_trie(self, band: int) -> TokenTrie:
+        key = (self.vocab.fingerprint, self.band_uppers[band])
+        trie = _BAND_TRIES.get(key)
+        if trie is None:
+            tb = self.vocab.token_bytes
+            trie = _BAND_TRIES[key] = TokenTrie.from_pairs((t, tb[t]) for t in self._band_ids[band].tolist())
+        return trie
+
     def _cheap(self, lid: int) -> bool:
         """Whether the local mask of ``lid`` is a trie walk: few tokens start with a byte it allows,
         or (for a state that allows a few bytes, such as the first letters of some keys) few
@@ -267,7 +277,13 @@ class MaskComputer:
             self.local_misses += 1
             walker = self.walker
             if band is not None:
-                got = walker.vector_walk(lid, self._band_ids[band])
+                ids = self._band_ids[band]
+                if ids.size <= BAND_TRIE_MAX:
+                    # the longest tokens (runs of spaces, dashes): their trie shares the prefixes
+                    # that a per-token walk would step again for every token
+                    got = walker.trie_walk(lid, self._band_trie(band))
+                else:
+                    got = walker.vector_walk(lid, ids)
             elif self._cheap(lid):
                 got = walker.trie_walk(lid)
             else:
@@ -303,6 +319,7 @@ def forget_shared(vocab: TokenVocabulary) -> None:
 
 
 _SHARED: dict[str, dict[Hashable, LocalMask]] = {}
+_BAND_TRIES: dict[tuple[str, int], TokenTrie] = {}
 
 
 def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> IntArray:
