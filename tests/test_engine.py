@@ -292,10 +292,13 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
     assert checked > 20
 
 
-def test_wide_object_masks_equal_a_full_trie_walk() -> None:
+@pytest.mark.parametrize("extra", [False, True])
+def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     """After a member of a wide object with optional members, every later member's key hangs
-    under the object's frame (many stacks, some keys sharing prefixes): masks along an in-order
-    document and along random walks equal a plain walk of the vocabulary."""
+    under the object's frame (many stacks, some keys sharing prefixes); with additional
+    properties, keys "other than" the names run into the free string, which trie walks take
+    subtree by subtree. Masks along an in-order document and along random walks equal a plain
+    walk of the vocabulary."""
     from toolchain.schema import compile_schema
 
     _, vocab = smol()
@@ -303,12 +306,14 @@ def test_wide_object_masks_equal_a_full_trie_walk() -> None:
     schema = {
         "type": "object",
         "properties": {n: {"type": "string"} if i % 2 else {"type": "integer"} for i, n in enumerate(names)},
-        "additionalProperties": False,
+        "additionalProperties": {"type": "integer"} if extra else False,
     }
     engine = GrammarEngine(compile_schema(schema).grammar, vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     tok = smol()[0]
     text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end"}'
+    if extra:
+        text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end","alphabet soup":7,"zetas":3}'
     matcher = engine.matcher()
     for tid in _encode(tok, text):
         assert np.array_equal(

@@ -41,6 +41,10 @@ UNKNOWN = -1
 VECTOR_TAIL = 256
 SHARED_MAX = 4096  # suffix (and shared local) masks kept per vocabulary for sharing between grammars
 SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a shared suffix mask
+# A trie walk takes a subtree whole (no visit) when it has this many tokens and every byte below
+# loops on the state there; only states allowing this many bytes are looked at for loops.
+WHOLE_SUBTREE_MIN = 4
+LOOP_MIN_BYTES = 32
 
 
 @dataclass
@@ -105,6 +109,7 @@ class LocalWalker:
         self._first_byte = tables.first_byte
         self._first_counts = tables.first_counts
         self._local_sigs: dict[int, Hashable | None] = {}
+        self._loop_sets: dict[int, int] = {}
         self._trie: TokenTrie | None = None
 
     def starting_with(self, first_bytes: frozenset[int]) -> int:
@@ -155,8 +160,12 @@ class LocalWalker:
         children = trie.children
         ends = trie.ends
         wide = trie.wide
+        sizes = trie.sizes
+        below, order, first, last = trie.subtrees()
+        loop_bytes = self._loop_bytes
         local = self.local
         accepted: list[int] = []
+        whole: list[IntArray] = []  # subtrees accepted without a visit
         pending: list[tuple[int, int]] = []
         stack = [(0, lid, 0)]
         class_step = local.class_step
@@ -186,15 +195,44 @@ class LocalWalker:
                             pending.extend((t, depth + 1) for t in ends[c])
                             sub.append((c, d + 1))
                 if nxt >= 0 and children[child]:
+                    if sizes[child] >= WHOLE_SUBTREE_MIN:
+                        under = below[child]
+                        # one byte below first: a state that does not loop on it (the next copy
+                        # of a repetition) is never asked for its whole row
+                        probe = (under & -under).bit_length() - 1
+                        seen = local.trans[nxt].get(probe)
+                        if seen is None:
+                            seen = class_step(nxt, probe)[2]
+                        loop = loop_bytes(nxt) if seen >> 1 == nxt + 1 else 0
+                        if loop and not under & ~loop:
+                            # every byte below leads from ``nxt`` back to it (a string body's
+                            # characters): every token below ends there, alive — no visit
+                            whole.append(order[first[child] + len(ends[child]) : last[child]])
+                            continue
                     stack.append((child, nxt, depth + 1))
         parts = _Parts(self.vocab.size)
         parts.ids.append(np.asarray(accepted, dtype=np.int32))
+        parts.ids.extend(whole)
         if pending:
             parts.pending(
                 np.asarray([t for t, _ in pending], dtype=np.int32),
                 np.asarray([o for _, o in pending], dtype=np.int32),
             )
         return parts.finish()
+
+    def _loop_bytes(self, lid: int) -> int:
+        """The bytes that lead from ``lid`` straight back to it, as an int bit set (0: none, or a
+        state allowing too few bytes to be worth a whole row)."""
+        got = self._loop_sets.get(lid)
+        if got is None:
+            got = 0
+            if len(self.local.first_bytes(lid)) >= LOOP_MIN_BYTES:
+                stay = lid + 1
+                for b, code in self.local.row(lid).items():
+                    if code >> 1 == stay:
+                        got |= 1 << b
+            self._loop_sets[lid] = got
+        return got
 
     # -- vector walk -------------------------------------------------------------------------
     def vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
@@ -494,8 +532,9 @@ def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
 
 
 def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:
-    """One trie per tokenizer (by fingerprint), shared by every grammar's engine (~0.3 s to build)."""
+    """One trie per tokenizer (by fingerprint), shared by every grammar's engine (~0.5 s to build)."""
     trie = _TRIES.get(vocab.fingerprint)
     if trie is None:
         trie = _TRIES[vocab.fingerprint] = TokenTrie(vocab.token_bytes, (vocab.lengths > 0).tolist())
+        trie.subtrees()  # part of the per-tokenizer preparation, not of the first mask
     return trie

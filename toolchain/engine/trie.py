@@ -8,6 +8,17 @@ a digit run) costs time proportional to the few tokens that survive, not to the 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+
+class Subtrees(NamedTuple):
+    below: list[int]  # per node: bytes on the edges below it, bit b set for byte b
+    order: npt.NDArray[np.int32]  # token ids, depth first (a node's own ids before its children's)
+    first: list[int]  # per node: where its tokens (at or below it) start in ``order`` …
+    last: list[int]  # … and end
 
 
 class TokenTrie:
@@ -18,7 +29,7 @@ class TokenTrie:
 
     WIDE = 16
 
-    __slots__ = ("children", "ends", "num_tokens", "sizes", "wide")
+    __slots__ = ("_subtrees", "children", "ends", "num_tokens", "sizes", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -58,6 +69,35 @@ class TokenTrie:
         self.sizes: list[int] = sizes
         self.wide: dict[int, dict[int, int]] = {n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE}
         self.num_tokens = count
+        self._subtrees: Subtrees | None = None
+
+    def subtrees(self) -> Subtrees:
+        """Per node, the bytes on the edges below it (an int bit set) and where the tokens at or
+        below it lie in one depth-first order of token ids (built on first use)."""
+        if self._subtrees is None:
+            children = self.children
+            n = len(children)
+            below = [0] * n
+            for node in range(n - 1, -1, -1):  # children have larger ids than their parent
+                acc = 0
+                for b, c in children[node]:
+                    acc |= (1 << b) | below[c]
+                below[node] = acc
+            order: list[int] = []
+            first = [0] * n
+            last = [0] * n
+            stack = [(0, False)]
+            while stack:
+                node, done = stack.pop()
+                if done:
+                    last[node] = len(order)
+                    continue
+                first[node] = len(order)
+                order.extend(self.ends[node])
+                stack.append((node, True))
+                stack.extend((c, False) for _, c in reversed(children[node]))
+            self._subtrees = Subtrees(below, np.asarray(order, dtype=np.int32), first, last)
+        return self._subtrees
 
     def child(self, node: int, byte: int) -> int | None:
         by_byte = self.wide.get(node)
