@@ -220,19 +220,26 @@ class LocalWalker:
             )
         return parts.finish()
 
-    def _loop_bytes(self, lid: int) -> int:
-        """The bytes that lead from ``lid`` straight back to it, as an int bit set (0: none, or a
-        state allowing too few bytes to be worth a whole row)."""
+    def _loop_set(self, lid: int) -> int:
+        """The bytes that lead from ``lid`` straight back to it (a string body's ordinary
+        characters), as an int bit set; with or without a possible return on the way: a token
+        that ends alive is accepted, and an accepted token needs no pending check."""
         got = self._loop_sets.get(lid)
         if got is None:
             got = 0
-            if len(self.local.first_bytes(lid)) >= LOOP_MIN_BYTES:
-                stay = lid + 1
-                for b, code in self.local.row(lid).items():
-                    if code >> 1 == stay:
-                        got |= 1 << b
+            stay = lid + 1
+            for b, code in self.local.row(lid).items():
+                if code >> 1 == stay:
+                    got |= 1 << b
             self._loop_sets[lid] = got
         return got
+
+    def _loop_bytes(self, lid: int) -> int:
+        """``_loop_set`` for a state that allows many bytes, else 0 (a restrictive state is not
+        worth its whole row)."""
+        if len(self.local.first_bytes(lid)) < LOOP_MIN_BYTES:
+            return 0
+        return self._loop_set(lid)
 
     # -- vector walk -------------------------------------------------------------------------
     def vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
@@ -359,15 +366,11 @@ class LocalWalker:
         counts = np.bincount(cur)
         drop = np.zeros(ids.size, dtype=bool)
         for state in np.flatnonzero(counts >= VECTOR_TAIL).tolist():
-            stay = (state + 1) * 2
-            # with or without a possible return on the way: a token that ends alive is accepted,
-            # and an accepted token needs no pending check
-            loop = [b for b, code in self.local.row(state).items() if code >> 1 == stay >> 1]
-            if len(loop) < 2:
+            loop = self._loop_set(state)
+            if loop.bit_count() < 2:
                 continue
-            outside = np.ones(256, dtype=bool)
-            outside[loop] = False
-            words = np.packbits(outside, bitorder="little").view(np.uint64).tolist()
+            outside = ~loop
+            words = [(outside >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(4)]
             here = np.flatnonzero(cur == state)
             tids = ids[here]
             cols = self._tail_sets
@@ -406,20 +409,14 @@ class LocalWalker:
         if sig is None:
             return None
         got = self.suffix_masks.get(sig)
-        if got is None and make and self._loops(state):
+        # only a state that loops (a string body) is worth a walk of every token: it recurs in
+        # many grammars and contexts; a pattern's or a bounded string's states rarely do
+        if got is None and make and self._loop_set(state):
             got = self.vector_walk(state, self._multi_byte_ids, start=1)
             if len(self.suffix_masks) >= SHARED_MAX:
                 del self.suffix_masks[next(iter(self.suffix_masks))]
             self.suffix_masks[sig] = got
         return got
-
-    def _loops(self, state: int) -> bool:
-        """Whether some byte leads from ``state`` straight back to it: a string body's characters.
-        Only such states are worth a suffix mask (a walk of every token), since a body recurs in
-        many grammars and contexts; a pattern's or a bounded string's states rarely do, and their
-        own tokens are fewer than the vocabulary."""
-        stay = state + 1
-        return any(code >> 1 == stay for code in self.local.row(state).values())
 
     def _share_suffixes(
         self, ids: IntArray, cur: IntArray, parts: _Parts, make: bool = True
