@@ -166,7 +166,8 @@ class LocalWalker:
         local = self.local
         accepted: list[int] = []
         whole: list[IntArray] = []  # subtrees accepted without a visit
-        pending: list[tuple[int, int]] = []
+        returning: list[IntArray] = []  # tokens below a node where the key can return …
+        returned_at: list[int] = []  # … and how many bytes in
         stack = [(0, lid, 0)]
         class_step = local.class_step
         while stack:
@@ -188,12 +189,8 @@ class LocalWalker:
                     accepted.extend(ends[child])
                 if returned and children[child]:
                     # every longer token below this node continues in the real context
-                    sub = [(child, depth + 1)]
-                    while sub:
-                        n, d = sub.pop()
-                        for _, c in children[n]:
-                            pending.extend((t, depth + 1) for t in ends[c])
-                            sub.append((c, d + 1))
+                    returning.append(order[first[child] + len(ends[child]) : last[child]])
+                    returned_at.append(depth + 1)
                 if nxt >= 0 and children[child]:
                     if sizes[child] >= WHOLE_SUBTREE_MIN:
                         under = below[child]
@@ -213,10 +210,10 @@ class LocalWalker:
         parts = _Parts(self.vocab.size)
         parts.ids.append(np.asarray(accepted, dtype=np.int32))
         parts.ids.extend(whole)
-        if pending:
+        if returning:
             parts.pending(
-                np.asarray([t for t, _ in pending], dtype=np.int32),
-                np.asarray([o for _, o in pending], dtype=np.int32),
+                np.concatenate(returning),
+                np.repeat(np.asarray(returned_at, dtype=np.int32), [r.size for r in returning]),
             )
         return parts.finish()
 
