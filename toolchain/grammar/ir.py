@@ -63,6 +63,13 @@ class CharClass:
 # ~15% of its time there).
 
 
+def _remember_hash(node: Seq | Alt | Repeat, key: tuple[object, ...]) -> int:
+    """Hash ``key`` once and keep it on the (frozen) node."""
+    h = hash(key)
+    object.__setattr__(node, "_hash", h)
+    return h
+
+
 @dataclass(frozen=True, slots=True)
 class Seq:
     items: tuple[Expr, ...]
@@ -70,10 +77,7 @@ class Seq:
 
     def __hash__(self) -> int:
         h = self._hash
-        if h is None:
-            h = hash((Seq, self.items))
-            object.__setattr__(self, "_hash", h)
-        return h
+        return _remember_hash(self, (Seq, self.items)) if h is None else h
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +87,7 @@ class Alt:
 
     def __hash__(self) -> int:
         h = self._hash
-        if h is None:
-            h = hash((Alt, self.items))
-            object.__setattr__(self, "_hash", h)
-        return h
+        return _remember_hash(self, (Alt, self.items)) if h is None else h
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +99,7 @@ class Repeat:
 
     def __hash__(self) -> int:
         h = self._hash
-        if h is None:
-            h = hash((Repeat, self.item, self.min, self.max))
-            object.__setattr__(self, "_hash", h)
-        return h
+        return _remember_hash(self, (Repeat, self.item, self.min, self.max)) if h is None else h
 
 
 @dataclass(frozen=True, slots=True)
