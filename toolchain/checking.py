@@ -65,13 +65,18 @@ def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | Non
     return text
 
 
+def _schema_pointers(loaded: LoadedGrammar, rules: list[str]) -> tuple[list[str], str]:
+    """The schema pointers of ``rules`` and the message's " (schema: …)" part (the root: '#')."""
+    pointers = loaded.pointers_for(rules)
+    return pointers, f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
+
+
 def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
     try:
         rec.feed(data)
     except InputRejected as exc:
         line, col = line_col(data, exc.position)
-        pointers = loaded.pointers_for(exc.active_rules)
-        where = f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
+        pointers, where = _schema_pointers(loaded, exc.active_rules)
         if exc.accepting and not exc.allowed:
             what = "unexpected content after a complete document"
         else:
@@ -92,8 +97,7 @@ def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, obje
         }
     if not rec.is_accepting():
         line, col = line_col(data, len(data))
-        pointers = loaded.pointers_for(rec.active_rules())
-        where = f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
+        pointers, where = _schema_pointers(loaded, rec.active_rules())
         return {
             "accepted": False,
             "reason": "incomplete",
