@@ -167,21 +167,18 @@ def accepted_text(engine: Any, instance: Any, member_orders: Any = None) -> str 
     """The serialisation of ``instance`` that our grammar accepts (schema member order), if any.
     ``member_orders`` (the compile result's) lets the first try put members in schema order."""
     from toolchain.recognizer import Recognizer
-    from toolchain.schema.canonical import KeyOrder, RecordingCursor, accepts
+    from toolchain.schema.canonical import KeyOrder, is_text_of, recorded_text
 
-    cursor = RecordingCursor(Recognizer(engine.compiled))
     key_order = KeyOrder(member_orders) if member_orders is not None else None
     try:
-        if not accepts(cursor, instance, key_order=key_order):
-            return None
+        found = recorded_text(Recognizer(engine.compiled), instance, key_order=key_order)
     except Exception:  # noqa: BLE001 - an instance with no JSON text or too many orders is skipped
         return None
-    if cursor.found is None:
+    if found is None:
         return None
-    text = cursor.found.decode()
+    text = found.decode()
     # guard the recording itself: the text must be the instance and accepted from the start
-    check = Recognizer(engine.compiled)
-    if json.loads(text) != instance or not check.try_feed(cursor.found) or not check.is_accepting():
+    if not is_text_of(Recognizer(engine.compiled), found, instance):
         raise AssertionError(f"recorded text is not an accepted serialisation: {text[:80]!r}")
     return text
 

@@ -42,27 +42,22 @@ def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | Non
     """The document's value in an order the grammar accepts, if it parses and one exists."""
     import json
 
-    from toolchain.schema.canonical import KeyOrder, RecordingCursor, SearchBudgetExceeded, accepts
+    from toolchain.schema.canonical import KeyOrder, SearchBudgetExceeded, is_text_of, recorded_text
 
     try:
         value = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         return None
-    cursor = RecordingCursor(rec)
     rec.reset()
     try:
-        if not accepts(cursor, value, budget=20_000, key_order=KeyOrder(loaded.member_orders)):
-            return None
+        found = recorded_text(rec, value, budget=20_000, key_order=KeyOrder(loaded.member_orders))
     except (SearchBudgetExceeded, ValueError, TypeError):
         return None
-    if cursor.found is None:
+    if found is None:
         return None
-    text = cursor.found.decode("utf-8")
     # the recording must be this very value, accepted from the start (guards the search's bookkeeping)
     rec.reset()
-    if json.loads(text) != value or not rec.try_feed(cursor.found) or not rec.is_accepting():
-        return None
-    return text
+    return found.decode("utf-8") if is_text_of(rec, found, value) else None
 
 
 def _schema_pointers(loaded: LoadedGrammar, rules: list[str]) -> tuple[list[str], str]:

@@ -69,6 +69,23 @@ class RecordingCursor:
         return ok
 
 
+def recorded_text(
+    cursor: Cursor, instance: Any, budget: int = 100_000, *, key_order: KeyOrder | None = None
+) -> bytes | None:
+    """The text of ``instance`` that ``cursor`` accepts (some member order), as fed on the first
+    accepting path; None when no order is accepted. Raises as :func:`accepts` does."""
+    recording = RecordingCursor(cursor)
+    if not accepts(recording, instance, budget, key_order=key_order):
+        return None
+    return recording.found
+
+
+def is_text_of(fresh: Cursor, text: bytes, instance: Any) -> bool:
+    """Whether ``text`` is JSON for ``instance`` and ``fresh`` (a cursor at the start) accepts
+    it whole — the guard on a recorded text."""
+    return json.loads(text) == instance and fresh.try_feed(text) and fresh.is_accepting()
+
+
 def number_text(value: int | float, draft4: bool = False) -> str:
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers")
