@@ -82,13 +82,7 @@ class MaskComputer:
         self.misses = 0
         self.local_misses = 0
         self.empty: set[int] = set()  # configurations whose mask (without EOS) is empty
-        ids = self.walker.ids
-        lower = 0
-        self._band_ids: list[IntArray] = []
-        for upper in self.band_uppers:
-            in_band = (vocab.lengths[ids] > lower) & (vocab.lengths[ids] <= upper)
-            self._band_ids.append(ids[in_band])
-            lower = upper
+        self._band_ids = _band_ids(vocab, self.walker.ids, self.band_uppers)
         self._return_configs: dict[int, int] = {}
 
     def state(self) -> dict[str, object]:
@@ -318,7 +312,21 @@ def forget_shared(vocab: TokenVocabulary) -> None:
     forget_suffixes(vocab)
 
 
+def _band_ids(vocab: TokenVocabulary, ids: IntArray, uppers: list[int]) -> list[IntArray]:
+    """Per length band, its tokens (once per vocabulary, not per grammar)."""
+    got = _BANDS.get(vocab.fingerprint)
+    if got is None:
+        got = _BANDS[vocab.fingerprint] = []
+        lower = 0
+        lengths = vocab.lengths[ids]
+        for upper in uppers:
+            got.append(ids[(lengths > lower) & (lengths <= upper)])
+            lower = upper
+    return got
+
+
 _SHARED: dict[str, dict[Hashable, LocalMask]] = {}
+_BANDS: dict[str, list[IntArray]] = {}
 _BAND_TRIES: dict[tuple[str, int], TokenTrie] = {}
 
 
