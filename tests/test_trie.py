@@ -25,7 +25,7 @@ def test_sizes_and_subtrees_match_the_tokens_below_each_node() -> None:
     for node in range(trie.num_nodes):
         prefix = _prefix(trie, node)
         under = sorted(t for t, data in enumerate(TOKENS) if data and data.startswith(prefix))
-        assert trie.sizes[node] == len(under)
+        assert sub.last[node] - sub.first[node] == len(under)
         assert sorted(sub.order[sub.first[node] : sub.last[node]].tolist()) == under
         # a node's own tokens come first, so ``first + len(ends)`` starts the ones strictly below
         own = sub.order[sub.first[node] : sub.first[node] + len(trie.ends[node])].tolist()

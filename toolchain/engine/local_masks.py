@@ -123,16 +123,17 @@ class LocalWalker:
         letters can start thousands of tokens while a literal key allows one second letter each.
         Stops counting past ``limit``."""
         trie = self.trie()
+        first, last = trie.subtrees()[2:]
         local = self.local
         total = 0
-        sizes = trie.sizes
         for b in local.first_bytes(lid):
             node = trie.child(0, b)
             if node is None:
                 continue
             nxt = (local.class_step(lid, b)[2] >> 1) - 1
-            below = sizes[node] - len(trie.ends[node])
-            total += sizes[node] - below
+            own = len(trie.ends[node])
+            below = last[node] - first[node] - own
+            total += own
             if nxt >= 0 and below:
                 allowed = local.first_bytes(nxt)
                 if len(allowed) > 16:
@@ -141,7 +142,7 @@ class LocalWalker:
                     for c in allowed:
                         child = trie.child(node, c)
                         if child is not None:
-                            total += sizes[child]
+                            total += last[child] - first[child]
             if total > limit:
                 break
         return total
@@ -160,7 +161,6 @@ class LocalWalker:
         children = trie.children
         ends = trie.ends
         wide = trie.wide
-        sizes = trie.sizes
         below, order, first, last = trie.subtrees()
         loop_bytes = self._loop_bytes
         local = self.local
@@ -192,7 +192,7 @@ class LocalWalker:
                     returning.append(order[first[child] + len(ends[child]) : last[child]])
                     returned_at.append(depth + 1)
                 if nxt >= 0 and children[child]:
-                    if sizes[child] >= WHOLE_SUBTREE_MIN:
+                    if last[child] - first[child] >= WHOLE_SUBTREE_MIN:
                         under = below[child]
                         # one byte below first: a state that does not loop on it (the next copy
                         # of a repetition) is never asked for its whole row

@@ -29,7 +29,7 @@ class TokenTrie:
 
     WIDE = 16
 
-    __slots__ = ("_subtrees", "children", "ends", "num_tokens", "sizes", "wide")
+    __slots__ = ("_subtrees", "children", "ends", "num_tokens", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -59,21 +59,14 @@ class TokenTrie:
             count += 1
         self.children: list[tuple[tuple[int, int], ...]] = [tuple(sorted(m.items())) for m in child_maps]
         self.ends: list[tuple[int, ...]] = [tuple(e) for e in ends]
-        # tokens at or below each node (children always have larger ids than their parent)
-        sizes = [len(e) for e in self.ends]
-        for n in range(len(sizes) - 1, 0, -1):
-            for _, c in self.children[n]:
-                sizes[n] += sizes[c]
-        for _, c in self.children[0]:
-            sizes[0] += sizes[c]
-        self.sizes: list[int] = sizes
         self.wide: dict[int, dict[int, int]] = {n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE}
         self.num_tokens = count
         self._subtrees: Subtrees | None = None
 
     def subtrees(self) -> Subtrees:
         """Per node, the bytes on the edges below it (an int bit set) and where the tokens at or
-        below it lie in one depth-first order of token ids (built on first use)."""
+        below it lie in one depth-first order of token ids — ``last - first`` is how many there
+        are (built on first use: pending-token tries never need it)."""
         if self._subtrees is None:
             children = self.children
             n = len(children)
