@@ -84,6 +84,7 @@ class MaskComputer:
         self.empty: set[int] = set()  # configurations whose mask (without EOS) is empty
         self._band_ids = _band_ids(vocab, self.walker.ids, self.band_uppers)
         self._return_configs: dict[int, int] = {}
+        self._cheap_lids: dict[int, bool] = {}
 
     def state(self) -> dict[str, object]:
         return {
@@ -103,6 +104,8 @@ class MaskComputer:
         self.local_masks = state["local_masks"]
         self._return_configs = state["return_configs"]
         self.empty = state["empty"]
+        self._chain_lids = {}  # local ids belong to the automaton just replaced
+        self._cheap_lids = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
@@ -257,12 +260,16 @@ class MaskComputer:
     def _cheap(self, lid: int) -> bool:
         """Whether the local mask of ``lid`` is a trie walk: few tokens start with a byte it allows,
         or (for a state that allows a few bytes, such as the first letters of some keys) few
-        tokens start with two viable bytes."""
-        first = self.local.first_bytes(lid)
-        walker = self.walker
-        if walker.starting_with(first) <= TRIE_MAX_TOKENS:
-            return True
-        return len(first) <= 32 and walker.two_byte_count(lid, TRIE_MAX_TOKENS) <= TRIE_MAX_TOKENS
+        tokens start with two viable bytes. Memoised: every stack top asks twice (its key, its walk)."""
+        got = self._cheap_lids.get(lid)
+        if got is None:
+            first = self.local.first_bytes(lid)
+            walker = self.walker
+            got = walker.starting_with(first) <= TRIE_MAX_TOKENS or (
+                len(first) <= 32 and walker.two_byte_count(lid, TRIE_MAX_TOKENS) <= TRIE_MAX_TOKENS
+            )
+            self._cheap_lids[lid] = got
+        return got
 
     def _local_mask(self, key: Hashable, shared: bool, lid: int, band: int | None) -> LocalMask:
         store = self.shared_masks if shared else self.local_masks
