@@ -54,6 +54,7 @@ class LocalMask:
     pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
     pending_offsets: IntArray  # … after this many bytes
     pending_trie: TokenTrie | None = None  # their remainders, built on first use
+    rejected: IntArray | None = None  # suffix masks: multi-byte tokens not accepted (on first use)
 
 
 @dataclass
@@ -162,7 +163,6 @@ class LocalWalker:
         ends = trie.ends
         wide = trie.wide
         below, order, first, last = trie.subtrees()
-        loop_bytes = self._loop_bytes
         local = self.local
         accepted: list[int] = []
         whole: list[IntArray] = []  # subtrees accepted without a visit
@@ -170,6 +170,7 @@ class LocalWalker:
         returned_at: list[int] = []  # … and how many bytes in
         stack = [(0, lid, 0)]
         class_step = local.class_step
+        first_bytes = local.first_bytes
         while stack:
             node, cur, depth = stack.pop()
             row = local.trans[cur]
@@ -187,25 +188,31 @@ class LocalWalker:
                 returned = code & 1
                 if (nxt >= 0 or returned) and ends[child]:
                     accepted.extend(ends[child])
+                # only a state allowing many bytes is worth its loop set (a whole row); and
+                # one byte below first: a state that does not loop on it (the next copy of a
+                # repetition) is never asked for its whole row
+                if (
+                    nxt >= 0
+                    and last[child] - first[child] - len(ends[child]) >= WHOLE_SUBTREE_MIN
+                    and len(first_bytes(nxt)) >= LOOP_MIN_BYTES
+                ):
+                    under = below[child]
+                    probe = (under & -under).bit_length() - 1
+                    seen = local.trans[nxt].get(probe)
+                    if seen is None:
+                        seen = class_step(nxt, probe)[2]
+                    loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
+                    if loop and not under & ~loop:
+                        # every byte below leads from ``nxt`` back to it (a string body's
+                        # characters): every token below ends there, alive — no visit, and
+                        # no pending check even where the key could also return on the way
+                        whole.append(order[first[child] + len(ends[child]) : last[child]])
+                        continue
                 if returned and children[child]:
                     # every longer token below this node continues in the real context
                     returning.append(order[first[child] + len(ends[child]) : last[child]])
                     returned_at.append(depth + 1)
                 if nxt >= 0 and children[child]:
-                    if last[child] - first[child] >= WHOLE_SUBTREE_MIN:
-                        under = below[child]
-                        # one byte below first: a state that does not loop on it (the next copy
-                        # of a repetition) is never asked for its whole row
-                        probe = (under & -under).bit_length() - 1
-                        seen = local.trans[nxt].get(probe)
-                        if seen is None:
-                            seen = class_step(nxt, probe)[2]
-                        loop = loop_bytes(nxt) if seen >> 1 == nxt + 1 else 0
-                        if loop and not under & ~loop:
-                            # every byte below leads from ``nxt`` back to it (a string body's
-                            # characters): every token below ends there, alive — no visit
-                            whole.append(order[first[child] + len(ends[child]) : last[child]])
-                            continue
                     stack.append((child, nxt, depth + 1))
         parts = _Parts(self.vocab.size)
         parts.ids.append(np.asarray(accepted, dtype=np.int32))
@@ -230,13 +237,6 @@ class LocalWalker:
                     got |= 1 << b
             self._loop_sets[lid] = got
         return got
-
-    def _loop_bytes(self, lid: int) -> int:
-        """``_loop_set`` for a state that allows many bytes, else 0 (a restrictive state is not
-        worth its whole row)."""
-        if len(self.local.first_bytes(lid)) < LOOP_MIN_BYTES:
-            return 0
-        return self._loop_set(lid)
 
     # -- vector walk -------------------------------------------------------------------------
     def vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
@@ -415,6 +415,13 @@ class LocalWalker:
             self.suffix_masks[sig] = got
         return got
 
+    def _rejected(self, suffix: LocalMask) -> IntArray:
+        """The multi-byte tokens that suffix mask ``suffix`` does not accept."""
+        if suffix.rejected is None:
+            multi = self._multi_byte_ids
+            suffix.rejected = multi[~bitset.contains(suffix.accepted, multi)]
+        return suffix.rejected
+
     def _share_suffixes(
         self, ids: IntArray, cur: IntArray, parts: _Parts, make: bool = True
     ) -> tuple[IntArray, IntArray]:
@@ -464,10 +471,10 @@ class LocalWalker:
                 keep = sel[first_of[got.pending_ids]]
                 parts.pending(got.pending_ids[keep], got.pending_offsets[keep])
             if code & 1:
-                # the first byte can also end the key: every such token may return after it
-                # (those accepted locally are dropped from the pending ones at the end)
-                multi = self._multi_byte_ids
-                returning = multi[sel[first_of[multi]]]
+                # the first byte can also end the key: every such token may return after it, but
+                # one the suffix mask accepts needs no check (a free string's: all but a few)
+                rejected = self._rejected(got)
+                returning = rejected[sel[first_of[rejected]]]
                 parts.pending(returning, np.ones(returning.size, dtype=np.int32))
             taken = sel if taken is None else taken | sel
         return taken
