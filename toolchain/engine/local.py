@@ -117,14 +117,17 @@ class LocalAutomaton:
 
     def class_step(self, lid: int, byte: int) -> tuple[int, int, int]:
         """The transition on ``byte`` and the byte class ``[lo, hi)`` that shares it (recorded for
-        the whole class): one ``step`` for the bytes a walk actually meets, not a whole row."""
+        the whole class when alive): one ``step`` for the bytes a walk actually meets, not a whole
+        row."""
         cuts = self.byte_cuts(lid)
         i = bisect.bisect_right(cuts, byte) - 1
         lo, hi = cuts[i], cuts[i + 1]
         known = self.trans[lid]
         code = known.get(byte)
         if code is None:
-            code = self.step(lid, byte) if byte in self.first_bytes(lid) else 0
+            if byte not in self.first_bytes(lid):
+                return lo, hi, 0  # dead: nothing to record (a literal's row is dead but for a byte)
+            code = self.step(lid, byte)
             for b in range(lo, hi):
                 known[b] = code
         return lo, hi, code

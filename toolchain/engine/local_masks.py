@@ -174,15 +174,17 @@ class LocalWalker:
         while stack:
             node, cur, depth = stack.pop()
             row = local.trans[cur]
+            allowed = first_bytes(cur)
             kids = children[node]
             by_byte = wide.get(node)
-            if by_byte is not None:
-                allowed = local.first_bytes(cur)
-                if len(allowed) < len(kids):  # the root under a key: a few bytes of 256
-                    kids = tuple((b, by_byte[b]) for b in allowed if b in by_byte)
+            if by_byte is not None and len(allowed) < len(kids):
+                # the root under a key: a few bytes of 256
+                kids = tuple((b, by_byte[b]) for b in allowed if b in by_byte)
             for b, child in kids:
                 code = row.get(b)
                 if code is None:
+                    if b not in allowed:
+                        continue  # dead: no step (a literal's state is dead on all but one byte)
                     code = class_step(cur, b)[2]
                 nxt = (code >> 1) - 1
                 returned = code & 1
