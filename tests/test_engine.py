@@ -292,6 +292,28 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
     assert checked > 20
 
 
+def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
+    """Near the end of ``maxLength``, a string's ordinary characters form a run: tokens made of
+    them are decided by length and only the others are walked. Masks up to the end (and at its
+    last copies, where the closing quote is forced) equal a plain walk of the whole vocabulary."""
+    from toolchain.engine.masks import forget_shared
+    from toolchain.schema import compile_schema
+
+    tok, vocab = smol()
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    forget_shared(vocab)  # computed here, not taken from masks other tests left behind
+    schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 21}}}
+    engine = GrammarEngine(compile_schema(schema).grammar, vocab)
+    matcher = engine.matcher()
+    for tid in _encode(tok, '{"s":"' + "ab é" * 5 + 'x"}'):
+        ours = engine.masks.allowed(matcher.config)
+        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+    runs = [run for run in engine.masks.walker._runs.values() if run is not None]
+    assert runs and max(k for _, k in runs) == 21
+
+
 @pytest.mark.parametrize("extra", [False, True])
 def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     """After a member of a wide object with optional members, every later member's key hangs

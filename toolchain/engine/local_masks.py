@@ -111,6 +111,7 @@ class LocalWalker:
         self._first_counts = tables.first_counts
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
+        self._runs: dict[int, tuple[int, int] | None] = {}
         self._trie: TokenTrie | None = None
 
     def starting_with(self, first_bytes: frozenset[int]) -> int:
@@ -240,16 +241,91 @@ class LocalWalker:
             self._loop_sets[lid] = got
         return got
 
+    # -- runs near a repetition's end --------------------------------------------------------
+    def run_walk(self, lid: int, candidates: IntArray) -> LocalMask | None:
+        """The local mask of ``lid`` over ``candidates`` when ``lid`` starts a *run* (see
+        ``near_run``; None when it does not): a token made only of the run's bytes is accepted
+        when it fits in the run and dead when it does not, so only the others are walked — near
+        the end of ``char{0,n}`` that is ~1.3k of 49k tokens (quotes, escapes, non-ASCII)."""
+        run = self.near_run(lid)
+        if run is None:
+            return None
+        loop, k = run
+        pure = self._pure_tokens(loop)[candidates]
+        fits = self.vocab.lengths[candidates] <= k
+        return self.vector_walk(lid, candidates[~pure], accepted=candidates[pure & fits])
+
+    def near_run(self, lid: int) -> tuple[int, int] | None:
+        """``(bytes, k)`` when ``lid`` is followed by exactly ``k`` states that every byte of
+        ``bytes`` (an int bit set of at least LOOP_MIN_BYTES bytes: the ordinary characters of a
+        string near the end of its ``maxLength``) steps through alike, one byte each, never
+        returning below the key, and the state after them is dead on all of them. None when
+        not (including a loop: that is ``_loop_set``'s case)."""
+        if lid in self._runs:
+            return self._runs[lid]
+        local = self.local
+        groups: dict[int, int] = {}
+        for b, code in local.row(lid).items():
+            if code >= 2 and not code & 1:
+                groups[code] = groups.get(code, 0) | (1 << b)
+        loop = max(groups.values(), key=int.bit_count, default=0)
+        result: tuple[int, int] | None = None
+        chain: list[int] = []
+        if loop.bit_count() >= LOOP_MIN_BYTES:
+            members = [b for b in range(256) if loop >> b & 1]
+            cur = lid
+            while len(chain) <= (self.horizon or 0):
+                row = local.row(cur)
+                codes = {row.get(b, 0) for b in members}
+                if codes == {0}:
+                    result = (loop, len(chain))
+                    break
+                code = codes.pop()
+                if codes or code < 2 or code & 1:
+                    break
+                chain.append(cur)
+                cur = (code >> 1) - 1
+        if result is None:
+            self._runs[lid] = None
+        else:
+            # every state on the way starts a shorter run over the same bytes
+            for i, state in enumerate(chain):
+                self._runs.setdefault(state, (result[0], len(chain) - i))
+        return self._runs[lid]
+
+    def _pure_tokens(self, loop: int) -> npt.NDArray[np.bool_]:
+        """Per token id: whether every byte of the token is in ``loop`` (an int bit set)."""
+        key = (self.vocab.fingerprint, loop)
+        got = _PURE.get(key)
+        if got is None:
+            outside = ~loop & ((1 << 256) - 1)
+            cols = self._tail_sets
+            hit = cols[0] & np.uint64(outside & 0xFFFFFFFFFFFFFFFF)
+            for w in range(1, 4):
+                hit |= cols[w] & np.uint64((outside >> (64 * w)) & 0xFFFFFFFFFFFFFFFF)
+            first_in = np.zeros(256, dtype=bool)
+            first_in[[b for b in range(256) if loop >> b & 1]] = True
+            got = (hit == 0) & first_in[self._first_byte] & (self.vocab.lengths > 0)
+            if len(_PURE) >= 64:
+                del _PURE[next(iter(_PURE))]
+            _PURE[key] = got
+        return got
+
     # -- vector walk -------------------------------------------------------------------------
-    def vector_walk(self, lid: int, candidates: IntArray, start: int = 0) -> LocalMask:
+    def vector_walk(
+        self, lid: int, candidates: IntArray, start: int = 0, accepted: IntArray | None = None
+    ) -> LocalMask:
         """The local mask of ``lid`` over ``candidates`` by numpy, position by position; with
-        ``start=1`` the tokens' bytes after their first one (a suffix mask, see above)."""
+        ``start=1`` the tokens' bytes after their first one (a suffix mask, see above). Tokens in
+        ``accepted`` are in the mask without a walk (decided by the caller)."""
         self._ensure_rows()
         first = np.zeros(256, dtype=bool)
         first[list(self.local.first_bytes(lid))] = True
         matrix = self._matrix_t
         lengths = self.vocab.lengths
         parts = _Parts(self.vocab.size)
+        if accepted is not None:
+            parts.ids.append(accepted)
         if start == 0 and candidates is self.ids:
             # first bytes that lead into a shared state take its suffix mask, without a walk
             taken = self._first_byte_groups(lid, parts)
@@ -512,6 +588,7 @@ _TABLES: dict[str, VocabularyTables] = {}
 _TRIES: dict[str, TokenTrie] = {}
 _TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
 _SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
+_PURE: dict[tuple[str, int], npt.NDArray[np.bool_]] = {}
 
 
 def forget_suffixes(vocab: TokenVocabulary) -> None:

@@ -279,11 +279,13 @@ class MaskComputer:
             walker = self.walker
             if band is not None:
                 ids = self._band_ids[band]
-                if ids.size <= BAND_TRIE_MAX:
+                # near the end of ``char{0,n}``: only the tokens off its run are walked
+                got = walker.run_walk(lid, ids)
+                if got is None and ids.size <= BAND_TRIE_MAX:
                     # the longest tokens (runs of spaces, dashes): their trie shares the prefixes
                     # that a per-token walk would step again for every token
                     got = walker.trie_walk(lid, self._band_trie(band))
-                else:
+                elif got is None:
                     got = walker.vector_walk(lid, ids)
             elif self._cheap(lid):
                 got = walker.trie_walk(lid)
