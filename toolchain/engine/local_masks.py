@@ -4,6 +4,8 @@ A local mask is the set of tokens consumed entirely above the abstract parent (a
 every context) plus the *pending* tokens that return into the parent with bytes left (ids and
 offsets: checked against the real stack by ``masks.py``). Two walks compute it:
 
+* a **run walk** near the end of ``char{0,n}`` (``runs.py``): tokens made of the bytes that step
+  every remaining copy alike are decided by length, only the others are walked;
 * a **trie walk** for restrictive states (few tokens start with an allowed byte): depth first
   through the vocabulary trie, dropping a subtree at its first dead byte;
 * a **vector walk** over a candidate set with numpy, byte position by byte position, dropping dead
@@ -33,6 +35,7 @@ import numpy.typing as npt
 from toolchain.engine import bitset
 from toolchain.engine.bitset import IntArray, Words
 from toolchain.engine.local import LocalAutomaton
+from toolchain.engine.runs import Run, near_run, pure_tokens
 from toolchain.engine.trie import TokenTrie
 from toolchain.engine.vocab import TokenVocabulary
 
@@ -111,7 +114,7 @@ class LocalWalker:
         self._first_counts = tables.first_counts
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
-        self._runs: dict[int, tuple[int, int] | None] = {}
+        self._runs: dict[int, Run | None] = {}
         self._trie: TokenTrie | None = None
 
     def starting_with(self, first_bytes: frozenset[int]) -> int:
@@ -246,70 +249,15 @@ class LocalWalker:
         """The local mask of ``lid`` over ``candidates`` when ``lid`` starts a *run* (see
         ``near_run``; None when it does not): a token made only of the run's bytes is accepted
         when it fits in the run and dead when it does not, so only the others are walked — near
-        the end of ``char{0,n}`` that is ~1.3k of 49k tokens (quotes, escapes, non-ASCII)."""
-        run = self.near_run(lid)
+        the end of ``char{0,n}`` that is ~1.3k of 49k tokens (quotes, escapes, non-ASCII). The
+        runs found are kept in ``self._runs`` (per local state)."""
+        run = near_run(self.local, lid, self._runs)
         if run is None:
             return None
         loop, k = run
-        pure = self._pure_tokens(loop)[candidates]
+        pure = pure_tokens(self.vocab, loop)[candidates]
         fits = self.vocab.lengths[candidates] <= k
         return self.vector_walk(lid, candidates[~pure], accepted=candidates[pure & fits])
-
-    def near_run(self, lid: int) -> tuple[int, int] | None:
-        """``(bytes, k)`` when ``lid`` is followed by exactly ``k`` states that every byte of
-        ``bytes`` (an int bit set of at least LOOP_MIN_BYTES bytes: the ordinary characters of a
-        string near the end of its ``maxLength``) steps through alike, one byte each, never
-        returning below the key, and the state after them is dead on all of them. None when
-        not (including a loop: that is ``_loop_set``'s case)."""
-        if lid in self._runs:
-            return self._runs[lid]
-        local = self.local
-        groups: dict[int, int] = {}
-        for b, code in local.row(lid).items():
-            if code >= 2 and not code & 1:
-                groups[code] = groups.get(code, 0) | (1 << b)
-        loop = max(groups.values(), key=int.bit_count, default=0)
-        result: tuple[int, int] | None = None
-        chain: list[int] = []
-        if loop.bit_count() >= LOOP_MIN_BYTES:
-            members = [b for b in range(256) if loop >> b & 1]
-            cur = lid
-            while len(chain) <= (self.horizon or 0):
-                row = local.row(cur)
-                codes = {row.get(b, 0) for b in members}
-                if codes == {0}:
-                    result = (loop, len(chain))
-                    break
-                code = codes.pop()
-                if codes or code < 2 or code & 1:
-                    break
-                chain.append(cur)
-                cur = (code >> 1) - 1
-        if result is None:
-            self._runs[lid] = None
-        else:
-            # every state on the way starts a shorter run over the same bytes
-            for i, state in enumerate(chain):
-                self._runs.setdefault(state, (result[0], len(chain) - i))
-        return self._runs[lid]
-
-    def _pure_tokens(self, loop: int) -> npt.NDArray[np.bool_]:
-        """Per token id: whether every byte of the token is in ``loop`` (an int bit set)."""
-        key = (self.vocab.fingerprint, loop)
-        got = _PURE.get(key)
-        if got is None:
-            outside = ~loop & ((1 << 256) - 1)
-            cols = self._tail_sets
-            hit = cols[0] & np.uint64(outside & 0xFFFFFFFFFFFFFFFF)
-            for w in range(1, 4):
-                hit |= cols[w] & np.uint64((outside >> (64 * w)) & 0xFFFFFFFFFFFFFFFF)
-            first_in = np.zeros(256, dtype=bool)
-            first_in[[b for b in range(256) if loop >> b & 1]] = True
-            got = (hit == 0) & first_in[self._first_byte] & (self.vocab.lengths > 0)
-            if len(_PURE) >= 64:
-                del _PURE[next(iter(_PURE))]
-            _PURE[key] = got
-        return got
 
     # -- vector walk -------------------------------------------------------------------------
     def vector_walk(
@@ -588,7 +536,6 @@ _TABLES: dict[str, VocabularyTables] = {}
 _TRIES: dict[str, TokenTrie] = {}
 _TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
 _SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
-_PURE: dict[tuple[str, int], npt.NDArray[np.bool_]] = {}
 
 
 def forget_suffixes(vocab: TokenVocabulary) -> None:

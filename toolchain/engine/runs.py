@@ -1,0 +1,86 @@
+"""Runs near the end of a repetition: bytes that step every remaining copy alike.
+
+Near the end of ``char{0,n}`` each copy is its own local state, so the masks there are walked
+per position (``masks.py``'s length bands). But a string's ordinary characters step each
+remaining copy alike — one byte, one copy, no return — until the last copy, where none of them
+is allowed. A token made only of such bytes is therefore decided by its length: alive while it
+fits in the copies left, dead past them. ``near_run`` finds such a run from a local state (by
+its rows, not by knowing what a string is), ``pure_tokens`` the tokens made of its bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from toolchain.engine.local import LocalAutomaton
+from toolchain.engine.vocab import TokenVocabulary
+
+# A run is only looked for over at least this many bytes (a string's ordinary characters: 94).
+RUN_MIN_BYTES = 32
+_PURE_MAX = 64  # byte sets whose tokens are kept per process
+
+Run = tuple[int, int]  # (bytes as an int bit set, how many copies they can still step)
+
+
+def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Run | None:
+    """``(bytes, k)`` when ``lid`` is followed by exactly ``k`` states that every byte of
+    ``bytes`` (the largest set of bytes leading from ``lid`` to one state, at least RUN_MIN_BYTES
+    of them) steps through alike, one byte each, never returning below the key, and the state
+    after them is dead on all of them. None when not — including a loop (``k`` would pass the
+    horizon): that is a loop set's case. Results go to ``memo`` (per local state), for the
+    states on the way too: each starts a shorter run over the same bytes."""
+    if lid in memo:
+        return memo[lid]
+    groups: dict[int, int] = {}
+    for b, code in local.row(lid).items():
+        if code >= 2 and not code & 1:
+            groups[code] = groups.get(code, 0) | (1 << b)
+    loop = max(groups.values(), key=int.bit_count, default=0)
+    chain: list[int] = []
+    found = False
+    if loop.bit_count() >= RUN_MIN_BYTES:
+        members = _members(loop)
+        cur = lid
+        while len(chain) <= (local.horizon or 0):
+            row = local.row(cur)
+            codes = {row.get(b, 0) for b in members}
+            if codes == {0}:
+                found = True
+                break
+            code = codes.pop()
+            if codes or code < 2 or code & 1:
+                break
+            chain.append(cur)
+            cur = (code >> 1) - 1
+    if not found:
+        memo[lid] = None
+        return None
+    for i, state in enumerate(chain):
+        memo.setdefault(state, (loop, len(chain) - i))
+    return memo[lid]
+
+
+def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
+    """Per token id: whether the token has bytes and every one of them is in ``loop`` (an int bit
+    set). Kept per vocabulary and byte set (a few per process: every string shares one)."""
+    key = (vocab.fingerprint, loop)
+    got = _PURE.get(key)
+    if got is None:
+        inside = np.zeros(256, dtype=bool)
+        inside[_members(loop)] = True
+        matrix = vocab.byte_matrix
+        lengths = vocab.lengths
+        padding = np.arange(matrix.shape[1])[None, :] >= lengths[:, None]
+        got = np.all(inside[matrix] | padding, axis=1) & (lengths > 0)
+        if len(_PURE) >= _PURE_MAX:
+            del _PURE[next(iter(_PURE))]
+        _PURE[key] = got
+    return got
+
+
+def _members(bits: int) -> list[int]:
+    return [b for b in range(256) if bits >> b & 1]
+
+
+_PURE: dict[tuple[str, int], npt.NDArray[np.bool_]] = {}
