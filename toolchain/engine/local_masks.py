@@ -2,7 +2,7 @@
 
 A local mask is the set of tokens consumed entirely above the abstract parent (a bitset: valid in
 every context) plus the *pending* tokens that return into the parent with bytes left (ids and
-offsets: checked against the real stack by ``masks.py``). Two walks compute it:
+offsets: checked against the real stack by ``masks.py``). Three walks compute it:
 
 * a **run walk** near the end of ``char{0,n}`` (``runs.py``): tokens made of the bytes that step
   every remaining copy alike are decided by length, only the others are walked;
