@@ -181,6 +181,8 @@ class GramwrightApp(App[None]):
 
     def analyse(self) -> None:
         """Parse the buffer; lint and compile it when it is JSON, else show where the parse stopped."""
+        if not self.query("#editor"):
+            return  # the debounce timer fired while the app was closing: its screen is gone
         text = self.editor.text
         if not self.session.is_schema:
             self._start_compile(text)
