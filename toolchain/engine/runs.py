@@ -10,6 +10,8 @@ its rows, not by knowing what a string is), ``pure_tokens`` the tokens made of i
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import numpy.typing as npt
 
@@ -33,9 +35,9 @@ def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Ru
     if lid in memo:
         return memo[lid]
     groups: dict[int, int] = {}
-    for b, code in local.row(lid).items():
-        if code >= 2 and not code & 1:
-            groups[code] = groups.get(code, 0) | (1 << b)
+    for b, out in local.row(lid).items():
+        if out >= 2 and not out & 1:
+            groups[out] = groups.get(out, 0) | (1 << b)
     loop = max(groups.values(), key=int.bit_count, default=0)
     chain: list[int] = []
     found = False
@@ -43,13 +45,11 @@ def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Ru
         members = _members(loop)
         cur = lid
         while len(chain) <= (local.horizon or 0):
-            row = local.row(cur)
-            codes = {row.get(b, 0) for b in members}
-            if codes == {0}:
+            code = _common_code(local, cur, members)
+            if code == 0:
                 found = True
                 break
-            code = codes.pop()
-            if codes or code < 2 or code & 1:
+            if code is None or code & 1:
                 break
             chain.append(cur)
             cur = (code >> 1) - 1
@@ -77,6 +77,22 @@ def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
             del _PURE[next(iter(_PURE))]
         _PURE[key] = got
     return got
+
+
+def _common_code(local: LocalAutomaton, lid: int, members: list[int]) -> int | None:
+    """The transition every byte of ``members`` (sorted) takes from ``lid``, or None if they
+    differ: one class step per byte class met (a string's ordinary characters are ~3 classes),
+    not the state's whole row (which would build the states of every UTF-8 lead byte too)."""
+    code: int | None = None
+    i = 0
+    while i < len(members):
+        _, hi, got = local.class_step(lid, members[i])
+        if code is None:
+            code = got
+        elif got != code:
+            return None
+        i = bisect.bisect_left(members, hi, i)
+    return code
 
 
 def _members(bits: int) -> list[int]:
