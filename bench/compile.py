@@ -142,7 +142,7 @@ class Peers:
         self.notes: list[str] = []
         self.vocab: Any = None
         try:
-            from toolchain.engine import local_masks, masks
+            from toolchain.engine import byte_sets, local_masks, masks
             from toolchain.engine.vocab import TokenVocabulary
             from toolchain.models import load_tokenizer
 
@@ -150,7 +150,7 @@ class Peers:
             self.vocab = TokenVocabulary.from_tokenizer(tokenizer)
             # per-tokenizer preparation, as the peers' tokenizer objects do
             local_masks.vocabulary_trie(self.vocab)
-            local_masks.tail_byte_sets(self.vocab)
+            byte_sets.tail_byte_sets(self.vocab)
             self.masks = masks
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"peers skipped: no tokenizer ({type(exc).__name__}: {exc})")

@@ -78,7 +78,8 @@ class Ours:
 
     def __init__(self, vocab: Any, isolated: bool = False) -> None:
         from toolchain.engine.bitset import num_words
-        from toolchain.engine.local_masks import tail_byte_sets, vocabulary_trie
+        from toolchain.engine.byte_sets import tail_byte_sets
+        from toolchain.engine.local_masks import vocabulary_trie
 
         self.vocab = vocab
         self.isolated = isolated

@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from toolchain.engine import bitset
 from toolchain.engine.bitset import IntArray, Words
+from toolchain.engine.byte_sets import tail_byte_sets, tail_inside
 from toolchain.engine.local import LocalAutomaton
 from toolchain.engine.runs import Run, near_run, pure_tokens
 from toolchain.engine.trie import TokenTrie
@@ -255,7 +256,7 @@ class LocalWalker:
         if run is None:
             return None
         loop, k = run
-        pure = pure_tokens(self.vocab, loop)[candidates]
+        pure = pure_tokens(self.vocab, self._tail_sets, loop)[candidates]
         fits = self.vocab.lengths[candidates] <= k
         return self.vector_walk(lid, candidates[~pure], accepted=candidates[pure & fits])
 
@@ -392,15 +393,8 @@ class LocalWalker:
             loop = self._loop_set(state)
             if loop.bit_count() < 2:
                 continue
-            outside = ~loop
-            words = [(outside >> (64 * w)) & 0xFFFFFFFFFFFFFFFF for w in range(4)]
             here = np.flatnonzero(cur == state)
-            tids = ids[here]
-            cols = self._tail_sets
-            hit = cols[0][tids] & np.uint64(words[0])
-            for w in range(1, 4):
-                hit |= cols[w][tids] & np.uint64(words[w])
-            inside = here[hit == 0]
+            inside = here[tail_inside(self._tail_sets, loop, ids[here])]
             parts.ids.append(ids[inside])
             drop[inside] = True
         if not drop.any():
@@ -534,28 +528,12 @@ def vocabulary_tables(vocab: TokenVocabulary) -> VocabularyTables:
 
 _TABLES: dict[str, VocabularyTables] = {}
 _TRIES: dict[str, TokenTrie] = {}
-_TAIL_SETS: dict[str, npt.NDArray[np.uint64]] = {}
 _SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
 
 
 def forget_suffixes(vocab: TokenVocabulary) -> None:
     """Drop the suffix masks shared between grammars on ``vocab`` (benchmarks of cold engines)."""
     _SUFFIXES.get(vocab.fingerprint, {}).clear()
-
-
-def tail_byte_sets(vocab: TokenVocabulary) -> npt.NDArray[np.uint64]:
-    """Per token, the set of bytes after its first one, as a 256-bit mask: four uint64 rows
-    (bytes 0–63, 64–127, …), one entry per token."""
-    got = _TAIL_SETS.get(vocab.fingerprint)
-    if got is None:
-        tails = [b[1:] for b in vocab.token_bytes]
-        present = np.zeros((vocab.size, 256), dtype=bool)
-        rows = np.repeat(np.arange(vocab.size), [len(t) for t in tails])
-        present[rows, np.frombuffer(b"".join(tails), dtype=np.uint8)] = True
-        # column-major: one uint64 column per 64 bytes, gathered one at a time
-        got = np.ascontiguousarray(np.packbits(present, axis=1, bitorder="little").view(np.uint64).T)
-        _TAIL_SETS[vocab.fingerprint] = got
-    return got
 
 
 def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:

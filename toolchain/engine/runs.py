@@ -15,6 +15,7 @@ import bisect
 import numpy as np
 import numpy.typing as npt
 
+from toolchain.engine.byte_sets import TailSets, tail_inside
 from toolchain.engine.local import LocalAutomaton
 from toolchain.engine.vocab import TokenVocabulary
 
@@ -61,7 +62,7 @@ def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Ru
     return memo[lid]
 
 
-def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
+def pure_tokens(vocab: TokenVocabulary, tail_sets: TailSets, loop: int) -> npt.NDArray[np.bool_]:
     """Per token id: whether the token has bytes and every one of them is in ``loop`` (an int bit
     set). Kept per vocabulary and byte set (a few per process: every string shares one)."""
     key = (vocab.fingerprint, loop)
@@ -69,10 +70,8 @@ def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
     if got is None:
         inside = np.zeros(256, dtype=bool)
         inside[_members(loop)] = True
-        matrix = vocab.byte_matrix
-        lengths = vocab.lengths
-        padding = np.arange(matrix.shape[1])[None, :] >= lengths[:, None]
-        got = np.all(inside[matrix] | padding, axis=1) & (lengths > 0)
+        first = vocab.byte_matrix[:, 0]
+        got = tail_inside(tail_sets, loop) & inside[first] & (vocab.lengths > 0)
         if len(_PURE) >= _PURE_MAX:
             del _PURE[next(iter(_PURE))]
         _PURE[key] = got
