@@ -342,7 +342,11 @@ class LocalWalker:
                 present = np.flatnonzero(np.bincount(byts[unknown], minlength=256)).tolist()
                 pairs = [(int(lids[0]), b) for b in present]
             else:
-                pairs = [divmod(f, 256) for f in np.unique(flat[unknown]).tolist()]
+                # distinct (state, byte) pairs by sorting: np.unique's first call imports
+                # numpy.ma (~12 ms, paid by whichever mask came first)
+                met = np.sort(flat[unknown])
+                met = met[np.concatenate(([True], met[1:] != met[:-1]))]
+                pairs = [divmod(f, 256) for f in met.tolist()]
             for lid, b in pairs:
                 if table[lid, b] == UNKNOWN:
                     lo, hi, code = step(lid, b)
