@@ -82,7 +82,7 @@ class MaskComputer:
         self.misses = 0
         self.local_misses = 0
         self.empty: set[int] = set()  # configurations whose mask (without EOS) is empty
-        self._band_ids = _band_ids(vocab, self.walker.ids, self.band_uppers)
+        self._band_ids, self._band_tries = _bands(vocab, self.walker.ids, self.band_uppers)
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
 
@@ -249,14 +249,6 @@ class MaskComputer:
             lid = self._chain_lids[chain] = self.local.intern(frozenset([self.local.quotient(chain)]))
         return lid
 
-    def _band_trie(self, band: int) -> TokenTrie:
-        key = (self.vocab.fingerprint, self.band_uppers[band])
-        trie = _BAND_TRIES.get(key)
-        if trie is None:
-            tb = self.vocab.token_bytes
-            trie = _BAND_TRIES[key] = TokenTrie.from_pairs((t, tb[t]) for t in self._band_ids[band].tolist())
-        return trie
-
     def _cheap(self, lid: int) -> bool:
         """Whether the local mask of ``lid`` is a trie walk: few tokens start with a byte it allows,
         or (for a state that allows a few bytes, such as the first letters of some keys) few
@@ -284,7 +276,7 @@ class MaskComputer:
                 if got is None and ids.size <= BAND_TRIE_MAX:
                     # the longest tokens (runs of spaces, dashes): their trie shares the prefixes
                     # that a per-token walk would step again for every token
-                    got = walker.trie_walk(lid, self._band_trie(band))
+                    got = walker.trie_walk(lid, self._band_tries[band])
                 elif got is None:
                     got = walker.vector_walk(lid, ids)
             elif self._cheap(lid):
@@ -321,22 +313,32 @@ def forget_shared(vocab: TokenVocabulary) -> None:
     forget_suffixes(vocab)
 
 
-def _band_ids(vocab: TokenVocabulary, ids: IntArray, uppers: list[int]) -> list[IntArray]:
-    """Per length band, its tokens (once per vocabulary, not per grammar)."""
+def _bands(
+    vocab: TokenVocabulary, ids: IntArray, uppers: list[int]
+) -> tuple[list[IntArray], dict[int, TokenTrie]]:
+    """Per length band, its tokens, and for the bands of at most BAND_TRIE_MAX tokens (the
+    longest tokens) their trie, subtree index included: built once per vocabulary with the first
+    engine, not by the first mask near a repetition's end (~15 ms for the trie and its index)."""
     got = _BANDS.get(vocab.fingerprint)
     if got is None:
-        got = _BANDS[vocab.fingerprint] = []
+        bands: list[IntArray] = []
         lower = 0
         lengths = vocab.lengths[ids]
         for upper in uppers:
-            got.append(ids[(lengths > lower) & (lengths <= upper)])
+            bands.append(ids[(lengths > lower) & (lengths <= upper)])
             lower = upper
+        tb = vocab.token_bytes
+        tries: dict[int, TokenTrie] = {}
+        for band, members in enumerate(bands):
+            if members.size <= BAND_TRIE_MAX:
+                tries[band] = TokenTrie.from_pairs((t, tb[t]) for t in members.tolist())
+                tries[band].subtrees()
+        got = _BANDS[vocab.fingerprint] = (bands, tries)
     return got
 
 
 _SHARED: dict[str, dict[Hashable, LocalMask]] = {}
-_BANDS: dict[str, list[IntArray]] = {}
-_BAND_TRIES: dict[tuple[str, int], TokenTrie] = {}
+_BANDS: dict[str, tuple[list[IntArray], dict[int, TokenTrie]]] = {}
 
 
 def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> IntArray:
