@@ -5,7 +5,7 @@ per position (``masks.py``'s length bands). But a string's ordinary characters s
 remaining copy alike — one byte, one copy, no return — until the last copy, where none of them
 is allowed. A token made only of such bytes is therefore decided by its length: alive while it
 fits in the copies left, dead past them. ``near_run`` finds such a run from a local state (by
-its rows, not by knowing what a string is), ``pure_tokens`` the tokens made of its bytes.
+its transitions, not by knowing what a string is), ``pure_tokens`` the tokens made of its bytes.
 """
 
 from __future__ import annotations
