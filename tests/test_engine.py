@@ -314,6 +314,24 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
     assert runs and max(k for _, k in runs) == 21
 
 
+def test_byte_sets_and_run_tokens_match_the_token_bytes() -> None:
+    """The per-token byte sets behind loop acceptance and runs say what the token bytes say."""
+    from toolchain.engine.byte_sets import tail_byte_sets, tail_inside
+    from toolchain.engine.runs import pure_tokens
+
+    _, vocab = smol()
+    ordinary = set(range(0x20, 0x80)) - {0x22, 0x5C}  # a string's ordinary characters
+    bits = sum(1 << b for b in ordinary)
+    sets = tail_byte_sets(vocab)
+    tails = np.array([set(t[1:]) <= ordinary for t in vocab.token_bytes])
+    assert np.array_equal(tail_inside(sets, bits), tails)
+    ids = np.arange(0, vocab.size, 7, dtype=np.int32)
+    assert np.array_equal(tail_inside(sets, bits, ids), tails[ids])
+    pure = np.array([bool(t) and set(t) <= ordinary for t in vocab.token_bytes])
+    assert np.array_equal(pure_tokens(vocab, sets, bits), pure)
+    assert 40_000 < pure.sum() < vocab.size  # most tokens, not all (quotes, escapes, non-ASCII)
+
+
 @pytest.mark.parametrize("extra", [False, True])
 def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     """After a member of a wide object with optional members, every later member's key hangs
