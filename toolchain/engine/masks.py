@@ -13,7 +13,9 @@ Local keys are as coarse as exactness allows, because a cold key costs a walk of
 * the top frames are named up to the longest token (``horizon``): the copies of an unrolled
   ``char{0,1024}`` that are more than a token away from either end are one key;
 * near the end of such a repetition the mask is computed per band of token lengths, each band
-  keyed at its own horizon, so short tokens still share and only long ones see the end;
+  keyed at its own horizon, so short tokens still share and only long ones see the end (and
+  within a band, tokens made of a *run*'s bytes — a string's ordinary characters — are decided
+  by their length, ``runs.py``);
 * a key whose rule states have content signatures (``CompiledGrammar.state_signature``) means
   the same in every grammar: its mask is shared by every engine on the vocabulary (a string
   body is walked once per process, not once per schema).
