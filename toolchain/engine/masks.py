@@ -275,12 +275,11 @@ class MaskComputer:
                 ids = self._band_ids[band]
                 # near the end of ``char{0,n}``: only the tokens off its run are walked
                 got = walker.run_walk(lid, ids)
-                if got is None and ids.size <= BAND_TRIE_MAX:
-                    # the longest tokens (runs of spaces, dashes): their trie shares the prefixes
-                    # that a per-token walk would step again for every token
-                    got = walker.trie_walk(lid, self._band_tries[band])
-                elif got is None:
-                    got = walker.vector_walk(lid, ids)
+                if got is None:
+                    # the longest tokens (runs of spaces, dashes) have a trie (``_bands``): it
+                    # shares the prefixes that a per-token walk would step again for every token
+                    trie = self._band_tries.get(band)
+                    got = walker.vector_walk(lid, ids) if trie is None else walker.trie_walk(lid, trie)
             elif self._cheap(lid):
                 got = walker.trie_walk(lid)
             else:
