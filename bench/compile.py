@@ -82,8 +82,8 @@ def cold() -> None:
     """Forget what earlier schemas left behind (outside every timed region)."""
     import gc
 
-    from toolchain.recognizer import compile_grammar
-    from toolchain.schema.compiler import strings
+    from gramwright.recognizer import compile_grammar
+    from gramwright.schema.compiler import strings
 
     compile_grammar.cache_clear()
     strings._translate.cache_clear()  # the regex translation memo
@@ -91,8 +91,8 @@ def cold() -> None:
 
 
 def run_ours(schema: Any) -> dict[str, Any]:
-    from toolchain.recognizer import compile_grammar
-    from toolchain.schema import CompileOptions, SchemaCompileError, compile_schema
+    from gramwright.recognizer import compile_grammar
+    from gramwright.schema import CompileOptions, SchemaCompileError, compile_schema
 
     t0 = time.perf_counter()
     try:
@@ -119,7 +119,7 @@ def run_ours(schema: Any) -> dict[str, Any]:
 
 def ours_first_mask(vocab: Any, recognizer: Any, ready_ms: float) -> dict[str, Any]:
     """Our first token mask for an already compiled schema (``ms`` includes ``ready_ms``)."""
-    from toolchain.engine.matcher import GrammarEngine
+    from gramwright.engine.matcher import GrammarEngine
 
     t0 = time.perf_counter()
     try:
@@ -142,9 +142,9 @@ class Peers:
         self.notes: list[str] = []
         self.vocab: Any = None
         try:
-            from toolchain.engine import byte_sets, local_masks, masks
-            from toolchain.engine.vocab import TokenVocabulary
-            from toolchain.models import load_tokenizer
+            from gramwright.engine import byte_sets, local_masks, masks
+            from gramwright.engine.vocab import TokenVocabulary
+            from gramwright.models import load_tokenizer
 
             tokenizer = load_tokenizer()
             self.vocab = TokenVocabulary.from_tokenizer(tokenizer)
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     if not DATA.is_dir():
         print(f"no data at {DATA}", file=sys.stderr)
         return 2
-    from toolchain.schema import compile_schema
+    from gramwright.schema import compile_schema
 
     compile_schema({"type": "string", "pattern": "^a+$", "format": "date"})  # imports and tables, once
     peers = Peers() if args.peers_every > 0 else None

@@ -28,9 +28,9 @@ from masks import DATA, SPLITS, accepted_text  # noqa: E402 - bench scripts shar
 
 
 def tokenizers() -> dict[str, tuple[Any, Any]]:
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.models.loader import load_tokenizer
     from tests.tokenizers_fixtures import sentencepiece_tokenizer
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.models.loader import load_tokenizer
 
     smol = load_tokenizer()
     sp = sentencepiece_tokenizer()
@@ -54,8 +54,8 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="every N-th schema of each split (a sample)")
     args = parser.parse_args()
 
-    from toolchain.engine.matcher import GrammarEngine
-    from toolchain.schema import compile_schema
+    from gramwright.engine.matcher import GrammarEngine
+    from gramwright.schema import compile_schema
 
     toks = tokenizers()
     result: dict[str, Any] = {}

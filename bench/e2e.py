@@ -31,7 +31,7 @@ PROMPTS = [
 def run(model: Any, prompt_ids: torch.Tensor, max_tokens: int, masker: Any) -> tuple[float, int, float]:
     """Greedy decode; returns (seconds, tokens, seconds spent in the masker: mask, apply, consume).
     ``masker`` is None or an object with ``apply(logits)`` and ``consume(token) -> bool``."""
-    from toolchain.decode.generate import _cache_argument
+    from gramwright.decode.generate import _cache_argument
 
     cache_arg = _cache_argument(model)
     past = None
@@ -128,11 +128,11 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    from toolchain.decode.prompt import system_prompt
-    from toolchain.engine.matcher import GrammarEngine
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.models.loader import apply_chat_template, load_model
-    from toolchain.schema import compile_schema
+    from gramwright.decode.prompt import system_prompt
+    from gramwright.engine.matcher import GrammarEngine
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.models.loader import apply_chat_template, load_model
+    from gramwright.schema import compile_schema
 
     schema = json.loads(Path(args.schema).read_text())
     lm = load_model(None, device="cpu")

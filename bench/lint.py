@@ -26,9 +26,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from toolchain.lint import LintOptions, lint_schema, load_profile  # noqa: E402 - after the path set-up
-from toolchain.lint.docs import profiles_markdown, rules_markdown  # noqa: E402
-from toolchain.lint.linter import INTERNAL_RULE  # noqa: E402
+from gramwright.lint import LintOptions, lint_schema, load_profile  # noqa: E402 - after the path set-up
+from gramwright.lint.docs import profiles_markdown, rules_markdown  # noqa: E402
+from gramwright.lint.linter import INTERNAL_RULE  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "jsonschemabench"
 SPLITS = (

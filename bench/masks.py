@@ -77,9 +77,9 @@ class Ours:
     name = "ours"
 
     def __init__(self, vocab: Any, isolated: bool = False) -> None:
-        from toolchain.engine.bitset import num_words
-        from toolchain.engine.byte_sets import tail_byte_sets
-        from toolchain.engine.local_masks import vocabulary_trie
+        from gramwright.engine.bitset import num_words
+        from gramwright.engine.byte_sets import tail_byte_sets
+        from gramwright.engine.local_masks import vocabulary_trie
 
         self.vocab = vocab
         self.isolated = isolated
@@ -89,9 +89,9 @@ class Ours:
         tail_byte_sets(vocab)
 
     def compile(self, schema: Any) -> Any:
-        from toolchain.engine import masks
-        from toolchain.engine.matcher import GrammarEngine
-        from toolchain.schema import compile_schema
+        from gramwright.engine import masks
+        from gramwright.engine.matcher import GrammarEngine
+        from gramwright.schema import compile_schema
 
         if self.isolated:  # nothing shared with earlier schemas' engines
             masks.forget_shared(self.vocab)
@@ -167,8 +167,8 @@ class XGrammar:
 def accepted_text(engine: Any, instance: Any, member_orders: Any = None) -> str | None:
     """The serialisation of ``instance`` that our grammar accepts (schema member order), if any.
     ``member_orders`` (the compile result's) lets the first try put members in schema order."""
-    from toolchain.recognizer import Recognizer
-    from toolchain.schema.canonical import KeyOrder, is_text_of, recorded_text
+    from gramwright.recognizer import Recognizer
+    from gramwright.schema.canonical import KeyOrder, is_text_of, recorded_text
 
     key_order = KeyOrder(member_orders) if member_orders is not None else None
     try:
@@ -198,8 +198,8 @@ def main() -> None:
     if not DATA.is_dir():
         raise SystemExit(f"no benchmark data at {DATA}")
 
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.models.loader import load_tokenizer
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.models.loader import load_tokenizer
 
     hf_tok = load_tokenizer()
     vocab = TokenVocabulary.from_tokenizer(hf_tok)

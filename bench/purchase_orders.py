@@ -55,13 +55,13 @@ def main() -> None:
 
         torch.set_num_threads(args.threads)
 
-    from toolchain.decode.generate import generate
-    from toolchain.decode.prompt import system_prompt
-    from toolchain.engine.cache import load_engine, save_engine
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.models.loader import apply_chat_template, load_model
-    from toolchain.schema import CompileOptions, compile_schema
-    from toolchain.validate import validate_output
+    from gramwright.decode.generate import generate
+    from gramwright.decode.prompt import system_prompt
+    from gramwright.engine.cache import load_engine, save_engine
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.models.loader import apply_chat_template, load_model
+    from gramwright.schema import CompileOptions, compile_schema
+    from gramwright.validate import validate_output
 
     schema = json.loads(Path(args.schema).read_text())
     compiled = compile_schema(schema, options=CompileOptions(close_objects=args.close_objects))

@@ -19,8 +19,8 @@ import sys
 import time
 from typing import Any
 
-from toolchain.grammar.bundled import load_bundled
-from toolchain.recognizer import CompiledGrammar, Recognizer
+from gramwright.grammar.bundled import load_bundled
+from gramwright.recognizer import CompiledGrammar, Recognizer
 
 
 def records_document(size: int) -> bytes:

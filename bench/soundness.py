@@ -26,11 +26,11 @@ FIXTURES = ROOT / "tests" / "fixtures" / "schemas"
 def run(walks: int, budget: int, seed: int = 0) -> dict[str, Any]:
     import jsonschema
 
-    from toolchain.engine.matcher import EmptyMaskError, GrammarEngine
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.engine.walks import random_walk
-    from toolchain.models.loader import load_tokenizer
-    from toolchain.schema import compile_schema
+    from gramwright.engine.matcher import EmptyMaskError, GrammarEngine
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.engine.walks import random_walk
+    from gramwright.models.loader import load_tokenizer
+    from gramwright.schema import compile_schema
 
     vocab = TokenVocabulary.from_tokenizer(load_tokenizer())
     rng = random.Random(seed)

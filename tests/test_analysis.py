@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from toolchain.grammar.analysis import (
+from gramwright.grammar.analysis import (
     find_left_recursion,
     nullable_rules,
     prepare,
     productive_rules,
     reachable_rules,
 )
-from toolchain.grammar.errors import EmptyLanguageError, LeftRecursionError, UndefinedRuleError
-from toolchain.grammar.ir import Grammar, Ref, alt, char_class, literal, repeat, seq
+from gramwright.grammar.errors import EmptyLanguageError, LeftRecursionError, UndefinedRuleError
+from gramwright.grammar.ir import Grammar, Ref, alt, char_class, literal, repeat, seq
 
 
 def test_unreachable_rules_are_dropped() -> None:

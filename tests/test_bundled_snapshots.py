@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from toolchain.grammar.bundled import bundled_names, load_bundled
-from toolchain.grammar.gbnf import emit_gbnf
+from gramwright.grammar.bundled import bundled_names, load_bundled
+from gramwright.grammar.gbnf import emit_gbnf
 
 
 @pytest.mark.parametrize("name", bundled_names())

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from toolchain.cli.main import app
-from toolchain.grammar.gbnf import parse_gbnf
+from gramwright.cli.main import app
+from gramwright.grammar.gbnf import parse_gbnf
 
 runner = CliRunner()
 
@@ -76,8 +76,8 @@ def test_check_with_missing_grammar_is_usage_error(tmp_path: Path) -> None:
 def test_close_objects_keeps_the_model_to_declared_members(tmp_path: Path) -> None:
     """``generate --close-objects`` compiles through ``load_source(close_objects=True)``: an
     object without ``additionalProperties`` then takes no undeclared member."""
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.sources import load_source
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.sources import load_source
 
     src = tmp_path / "s.json"
     src.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}))

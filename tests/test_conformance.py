@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolchain.schema.conformance import run_conformance
+from gramwright.schema.conformance import run_conformance
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 BASELINE = Path(__file__).parent / "fixtures" / "conformance_baseline.json"
@@ -82,7 +82,7 @@ def test_no_case_gets_worse(suite: str) -> None:
 
 
 def _cases(result: object, category: str) -> list[str]:
-    from toolchain.schema.conformance import ConformanceResult
+    from gramwright.schema.conformance import ConformanceResult
 
     assert isinstance(result, ConformanceResult)
     return [f"{c.id}: {c.detail}" for g in result.groups for c in g.cases if c.category == category][:20]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from toolchain.cli.main import app
-from toolchain.schema.conformance import discover, run_conformance
+from gramwright.cli.main import app
+from gramwright.schema.conformance import discover, run_conformance
 
 SUITE = [
     {

@@ -12,25 +12,25 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.tokenizers_fixtures import sentencepiece_tokenizer
-from toolchain.engine.masks import _trie_walk
-from toolchain.engine.matcher import (
+from gramwright.engine.masks import _trie_walk
+from gramwright.engine.matcher import (
     EmptyMaskError,
     GrammarEngine,
     TokenRejected,
     bitmask_from_ids,
     ids_from_bitmask,
 )
-from toolchain.engine.trie import TokenTrie
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.grammar.bundled import load_bundled
-from toolchain.grammar.ir import Grammar, Ref, alt, literal, repeat, seq
-from toolchain.recognizer import compile_grammar
+from gramwright.engine.trie import TokenTrie
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.grammar.bundled import load_bundled
+from gramwright.grammar.ir import Grammar, Ref, alt, literal, repeat, seq
+from gramwright.recognizer import compile_grammar
+from tests.tokenizers_fixtures import sentencepiece_tokenizer
 
 
 @lru_cache(maxsize=1)
 def smol() -> tuple[object, TokenVocabulary]:
-    from toolchain.models.loader import load_tokenizer
+    from gramwright.models.loader import load_tokenizer
 
     tok = load_tokenizer()
     return tok, TokenVocabulary.from_tokenizer(tok)
@@ -264,7 +264,7 @@ def _walk_short(engine: GrammarEngine, rng: random.Random, steps: int) -> None:
 def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
     """Horizon-shared keys, length bands and masks shared between grammars compute exactly what a
     plain walk of the whole vocabulary does — checked along random walks that reach the ends."""
-    from toolchain.schema import compile_schema
+    from gramwright.schema import compile_schema
 
     _, vocab = smol()
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
@@ -296,8 +296,8 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
     """Near the end of ``maxLength``, a string's ordinary characters form a run: tokens made of
     them are decided by length and only the others are walked. Masks up to the end (and at its
     last copies, where the closing quote is forced) equal a plain walk of the whole vocabulary."""
-    from toolchain.engine.masks import forget_shared
-    from toolchain.schema import compile_schema
+    from gramwright.engine.masks import forget_shared
+    from gramwright.schema import compile_schema
 
     tok, vocab = smol()
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
@@ -316,8 +316,8 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
 
 def test_byte_sets_and_run_tokens_match_the_token_bytes() -> None:
     """The per-token byte sets behind loop acceptance and runs say what the token bytes say."""
-    from toolchain.engine.byte_sets import tail_byte_sets, tail_inside
-    from toolchain.engine.runs import pure_tokens
+    from gramwright.engine.byte_sets import tail_byte_sets, tail_inside
+    from gramwright.engine.runs import pure_tokens
 
     _, vocab = smol()
     ordinary = set(range(0x20, 0x80)) - {0x22, 0x5C}  # a string's ordinary characters
@@ -339,7 +339,7 @@ def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     properties, keys "other than" the names run into the free string, which trie walks take
     subtree by subtree. Masks along an in-order document and along random walks equal a plain
     walk of the vocabulary."""
-    from toolchain.schema import compile_schema
+    from gramwright.schema import compile_schema
 
     _, vocab = smol()
     names = ["alpha", "alpine", "beta", "bet", "gamma", "delta", "deltoid", "epsilon", "eta", "zeta"]
@@ -378,7 +378,7 @@ def test_band_keys_never_stand_in_for_whole_keys() -> None:
     """The last length band has the whole vocabulary's horizon but not its tokens: a state's mask
     key for it must differ from its whole-vocabulary key (or a shared band mask, computed near
     the end of a repetition in one grammar, would be served as a whole mask in another)."""
-    from toolchain.grammar.gbnf import parse_gbnf
+    from gramwright.grammar.gbnf import parse_gbnf
 
     _, vocab = smol()
     engine = GrammarEngine(parse_gbnf('root ::= "[" t "]"\nt ::= "\\"ab\\""'), vocab)

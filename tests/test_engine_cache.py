@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from toolchain.engine import cache
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.grammar.bundled import load_bundled
-from toolchain.grammar.ir import Grammar, literal
+from gramwright.engine import cache
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.grammar.bundled import load_bundled
+from gramwright.grammar.ir import Grammar, literal
 
 
 @pytest.fixture

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker
 
+from gramwright.grammar.ir import Grammar
+from gramwright.recognizer import CompiledGrammar, Recognizer, compile_grammar
+from gramwright.schema.formats import FormatResult, format_expr, known_formats
 from tests.test_regex_sampling import sample
-from toolchain.grammar.ir import Grammar
-from toolchain.recognizer import CompiledGrammar, Recognizer, compile_grammar
-from toolchain.schema.formats import FormatResult, format_expr, known_formats
 
 SUITE = (
     Path(__file__).resolve().parents[2]

@@ -8,16 +8,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from toolchain.grammar.analysis import find_left_recursion, prepare
-from toolchain.grammar.bundled import (
+from gramwright.grammar.analysis import find_left_recursion, prepare
+from gramwright.grammar.bundled import (
     UnknownBundledGrammarError,
     bundled_names,
     bundled_path,
     load_bundled,
 )
-from toolchain.grammar.errors import GrammarSyntaxError, UndefinedRuleError
-from toolchain.grammar.gbnf import emit_gbnf, parse_gbnf
-from toolchain.grammar.ir import (
+from gramwright.grammar.errors import GrammarSyntaxError, UndefinedRuleError
+from gramwright.grammar.gbnf import emit_gbnf, parse_gbnf
+from gramwright.grammar.ir import (
     EMPTY,
     MAX_CODE_POINT,
     Alt,
@@ -308,7 +308,7 @@ def test_syntax_errors_say_where_and_what(text: str, line: int, column: int, exp
     err = info.value
     assert (err.line, err.column) == (line, column), str(err)
     assert expected in err.expected
-    assert str(err).startswith(f"g.gbnf:{line}:{column}: ")
+    assert str(err).endswith(f"(g.gbnf:{line}:{column})")
     if line <= len(text.splitlines()):
         assert err.get_context(text).endswith("^")
 

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gramwright.grammar.bundled import bundled_names, bundled_path, load_bundled
+from gramwright.grammar.gbnf import emit_gbnf
+from gramwright.grammar.ir import CharClass, Grammar, Literal, char_class
 from tests.test_gbnf import char_classes, characters, grammars
-from toolchain.grammar.bundled import bundled_names, bundled_path, load_bundled
-from toolchain.grammar.gbnf import emit_gbnf
-from toolchain.grammar.ir import CharClass, Grammar, Literal, char_class
 
 xgr = pytest.importorskip("xgrammar")
 xgr_testing = pytest.importorskip("xgrammar.testing")

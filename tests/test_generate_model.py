@@ -8,26 +8,26 @@ from typing import Any
 
 import pytest
 
-from toolchain.decode.generate import GrammarLogitsProcessor, generate
-from toolchain.decode.prompt import system_prompt
-from toolchain.engine.matcher import GrammarEngine
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.grammar.bundled import load_bundled
-from toolchain.grammar.ir import Grammar, alt, literal, seq
+from gramwright.decode.generate import GrammarLogitsProcessor, generate
+from gramwright.decode.prompt import system_prompt
+from gramwright.engine.matcher import GrammarEngine
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.grammar.bundled import load_bundled
+from gramwright.grammar.ir import Grammar, alt, literal, seq
 
 pytestmark = pytest.mark.model
 
 
 @lru_cache(maxsize=1)
 def loaded() -> tuple[Any, TokenVocabulary]:
-    from toolchain.models.loader import load_model
+    from gramwright.models.loader import load_model
 
     lm = load_model(None, device="cpu")
     return lm, TokenVocabulary.from_loaded(lm)
 
 
 def test_constrained_generation_is_in_the_grammar_and_reports_metrics() -> None:
-    from toolchain.models.loader import apply_chat_template
+    from gramwright.models.loader import apply_chat_template
 
     lm, vocab = loaded()
     schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}

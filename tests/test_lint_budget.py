@@ -6,8 +6,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.budget import BYTES_PER_TOKEN
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.budget import BYTES_PER_TOKEN
 
 
 class CharTokenizer:

@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from toolchain.cli import lint_cmd
+from gramwright.cli import lint_cmd
 
 PO = Path(__file__).parent / "fixtures" / "lint"
 
@@ -124,7 +124,7 @@ def test_unreadable_directory(app: typer.Typer, tmp_path: Path) -> None:
 
 
 def test_list_rules_matches_docs(app: typer.Typer) -> None:
-    from toolchain.lint.docs import rules_markdown
+    from gramwright.lint.docs import rules_markdown
 
     code, out, _ = _run(app, "--list-rules")
     assert code == 0 and out.strip() == rules_markdown().strip()
@@ -141,8 +141,8 @@ def test_max_tokens_without_tokenizer_falls_back(
     real = importlib.import_module
 
     def no_models(name: str, package: str | None = None) -> object:
-        if name == "toolchain.models":
-            raise ImportError("no toolchain.models")
+        if name == "gramwright.models":
+            raise ImportError("no gramwright.models")
         return real(name, package)
 
     monkeypatch.setattr(importlib, "import_module", no_models)

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-import toolchain.lint.compile_report as compile_report
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.compile_report import CompileOutcome, KeywordStatus
+import gramwright.lint.compile_report as compile_report
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.compile_report import CompileOutcome, KeywordStatus
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -93,7 +93,7 @@ def test_without_compiler_nothing_is_guessed(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_real_compiler_report() -> None:
-    pytest.importorskip("toolchain.schema.compiler")
+    pytest.importorskip("gramwright.schema.compiler")
     report = lint_schema(SCHEMA)
     assert report.cost.compiler == "ok"
     assert report.cost.grammar_rules and report.cost.gbnf_bytes and report.cost.compile_ms is not None
@@ -102,13 +102,13 @@ def test_real_compiler_report() -> None:
 
 
 def test_real_compiler_rejects_unsatisfiable() -> None:
-    pytest.importorskip("toolchain.schema.compiler")
+    pytest.importorskip("gramwright.schema.compiler")
     report = lint_schema({"type": "integer", "minimum": 5, "maximum": 1})
     assert "compile/error" in [d.rule for d in report.diagnostics]
 
 
 def test_purchase_order_with_the_real_compiler() -> None:
-    pytest.importorskip("toolchain.schema.compiler")
+    pytest.importorskip("gramwright.schema.compiler")
     from tests.test_lint_profiles import PURCHASE_ORDER
 
     report = lint_schema(PURCHASE_ORDER, profile="gramwright")

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.linter import INTERNAL_RULE
-from toolchain.lint.render import render_json, render_sarif
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.linter import INTERNAL_RULE
+from gramwright.lint.render import render_json, render_sarif
 
 DATA = Path(__file__).parents[1].parent / "shared" / "data" / "jsonschemabench"
 SPLITS = (
@@ -63,7 +63,7 @@ def test_sample_of_every_split() -> None:
 
 
 def test_sample_with_the_compiler_and_sarif() -> None:
-    pytest.importorskip("toolchain.schema.compiler")
+    pytest.importorskip("gramwright.schema.compiler")
     options = LintOptions(compile_timeout_s=5.0)
     reports = []
     for name, schema in _schemas(400):

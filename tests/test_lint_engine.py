@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.linter import INTERNAL_RULE
-from toolchain.lint.registry import RULES, Rule
-from toolchain.lint.walker import Node
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.linter import INTERNAL_RULE
+from gramwright.lint.registry import RULES, Rule
+from gramwright.lint.walker import Node
 
 RECURSIVE: dict[str, Any] = {
     "$defs": {

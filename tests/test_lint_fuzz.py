@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.linter import INTERNAL_RULE
-from toolchain.lint.render import render_json, render_sarif
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.linter import INTERNAL_RULE
+from gramwright.lint.render import render_json, render_sarif
 
 KEYWORDS = [
     "type", "properties", "required", "additionalProperties", "items", "prefixItems", "enum", "const",

@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from toolchain.lint import LintOptions, ProfileError, all_rules, available_profiles, lint_schema, load_profile
+from gramwright.lint import (
+    LintOptions,
+    ProfileError,
+    all_rules,
+    available_profiles,
+    lint_schema,
+    load_profile,
+)
 
 TARGETS = {"gramwright", "openai-strict", "anthropic", "gemini", "llguidance", "xgrammar", "llama-cpp"}
 
@@ -94,7 +101,7 @@ def test_unknown_profile_and_version() -> None:
 
 def test_no_provider_limits_in_code() -> None:
     """The limits the providers publish are in the data files, not numeric constants in the rules."""
-    folder = resources.files("toolchain.lint") / "rules"
+    folder = resources.files("gramwright.lint") / "rules"
     published = {5000, 15000, 120000, 7500, 250, 500, 1024}
     for path in folder.iterdir():
         if path.name.endswith(".py"):

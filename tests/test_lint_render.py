@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolchain.lint import LintOptions, lint_schema
-from toolchain.lint.render import render_human, render_json, render_sarif
-from toolchain.lint.render.locate import locate, pointer_positions
+from gramwright.lint import LintOptions, lint_schema
+from gramwright.lint.render import render_human, render_json, render_sarif
+from gramwright.lint.render.locate import locate, pointer_positions
 
 TEXT = """{
   "type": "object",

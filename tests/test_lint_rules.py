@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from toolchain.lint import LintOptions, all_rules, lint_schema
-from toolchain.lint.linter import INTERNAL_RULE
+from gramwright.lint import LintOptions, all_rules, lint_schema
+from gramwright.lint.linter import INTERNAL_RULE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lint"
 # Rules whose trigger is our compiler's output or a linter crash: tested in test_lint_compile.py and

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolchain.lint.dialects import detect_dialect
-from toolchain.lint.refs import RefResolver
-from toolchain.lint.walker import build_index, pointer_tokens
+from gramwright.lint.dialects import detect_dialect
+from gramwright.lint.refs import RefResolver
+from gramwright.lint.walker import build_index, pointer_tokens
 
 
 def _pointers(schema: Any, draft: str | None = None) -> list[str]:

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 import torch
 
-from tests.tokenizers_fixtures import as_transformers_tokenizer, byte_level_tokenizer
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.models import (
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.models import (
     INSTALL_HINT,
     LoadedModel,
     ModelNotFoundError,
@@ -26,7 +25,8 @@ from toolchain.models import (
     locate_embedded_gguf,
     model_vocab_info,
 )
-from toolchain.models.loader import _write_atomically
+from gramwright.models.loader import _write_atomically
+from tests.tokenizers_fixtures import as_transformers_tokenizer, byte_level_tokenizer
 
 # -- locating and resolving (no weights loaded) ----------------------------------------------------------
 

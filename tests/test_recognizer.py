@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from toolchain.grammar.bundled import load_bundled
-from toolchain.grammar.errors import LeftRecursionError
-from toolchain.grammar.ir import (
+from gramwright.grammar.bundled import load_bundled
+from gramwright.grammar.errors import LeftRecursionError
+from gramwright.grammar.ir import (
     CharClass,
     Expr,
     Grammar,
@@ -25,7 +25,7 @@ from toolchain.grammar.ir import (
     repeat,
     seq,
 )
-from toolchain.recognizer import CompiledGrammar, InputRejected, Recognizer, compile_grammar
+from gramwright.recognizer import CompiledGrammar, InputRejected, Recognizer, compile_grammar
 
 JSON = compile_grammar(load_bundled("json"))
 

@@ -22,16 +22,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from tests.test_regex_sampling import accepts, sample
-from toolchain.grammar.ir import Literal, Repeat
-from toolchain.regex import (
+from gramwright.grammar.ir import Literal, Repeat
+from gramwright.regex import (
     ECMA_READING,
     RegexResult,
     RegexSyntaxError,
     RegexUnsupported,
     regex_to_expr,
 )
-from toolchain.regex.translate import ANY_STRING, NOTHING
+from gramwright.regex.translate import ANY_STRING, NOTHING
+from tests.test_regex_sampling import accepts, sample
 
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "jsonschemabench"
 

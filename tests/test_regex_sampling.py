@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
-from toolchain.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
-from toolchain.recognizer import Recognizer, compile_grammar
-from toolchain.regex.charsets import SURROGATES, subtract
-from toolchain.regex.translate import NOTHING
+from gramwright.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
+from gramwright.recognizer import Recognizer, compile_grammar
+from gramwright.regex.charsets import SURROGATES, subtract
+from gramwright.regex.translate import NOTHING
 
 
 def accepts(expr: Expr, text: str) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from gramwright.schema.canonical import dumps, json_equal, number_text
 from tests.test_schema_support import Checker
-from toolchain.schema.canonical import dumps, json_equal, number_text
 
 
 @pytest.mark.parametrize(
@@ -70,8 +70,8 @@ def test_a_large_nested_document_in_the_first_order_needs_no_search() -> None:
     # object level): a free-form document a few levels deep used to exhaust the budget although
     # its first order is accepted (JSONSchemaBench Github_medium o66139: a valid instance counted
     # as a false negative).
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.schema.canonical import accepts
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.schema.canonical import accepts
 
     check = Checker({"properties": {"id": {"type": "string"}}, "type": "object"})
     recognizer = Recognizer(compile_grammar(check.compiled.grammar))
@@ -85,7 +85,7 @@ def test_a_large_nested_document_in_the_first_order_needs_no_search() -> None:
 
 
 def test_key_order_follows_the_compiled_member_orders() -> None:
-    from toolchain.schema.canonical import KeyOrder
+    from gramwright.schema.canonical import KeyOrder
 
     order = KeyOrder([("b", "a", "c"), ("z", "a")])
     assert order.order(["a", "c", "b", "q"]) == ["b", "a", "c", "q"]
@@ -95,8 +95,8 @@ def test_one_wrong_member_among_many_optional_ones_is_rejected_within_a_small_bu
     # Proving a rejection means ruling out every member order. One member with a wrong value
     # among many optional ones used to make the search try every increasing subsequence of the
     # others (JSONSchemaBench JsonSchemaStore ava#3: "undecided", counted as an error).
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.schema.canonical import accepts
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.schema.canonical import accepts
 
     names = [f"p{i:02}" for i in range(24)]
     check = Checker({"type": "object", "properties": {n: {"type": "string"} for n in names}})
@@ -114,8 +114,8 @@ def test_the_member_order_decision_is_exact() -> None:
     # member: the decision over all orders must equal feeding every order one by one.
     import itertools
 
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.schema.canonical import accepts, dumps
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.schema.canonical import accepts, dumps
 
     schema = {
         "anyOf": [
@@ -148,8 +148,8 @@ def test_the_member_order_decision_is_exact() -> None:
 
 
 def test_an_undecided_instance_is_never_rejected() -> None:
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.schema.canonical import SearchBudgetExceeded, accepts
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.schema.canonical import SearchBudgetExceeded, accepts
 
     names = [f"p{i:02}" for i in range(6)]
     check = Checker({"properties": {n: {"type": "string"} for n in names}})
@@ -165,7 +165,7 @@ def test_a_wide_object_is_decided_without_one_stack_frame_per_member() -> None:
     import inspect
     import sys
 
-    from toolchain.schema.canonical import accepts
+    from gramwright.schema.canonical import accepts
 
     names = [f"p{i:02}" for i in range(80)]
     check = Checker({"properties": {n: {"type": "string"} for n in names}, "required": ["zz"]})

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from gramwright.grammar.ir import Ref, walk
+from gramwright.schema import CompileOptions, SchemaCompileError, UnsatisfiableSchema, compile_schema
 from tests.test_schema_support import Checker
-from toolchain.grammar.ir import Ref, walk
-from toolchain.schema import CompileOptions, SchemaCompileError, UnsatisfiableSchema, compile_schema
 
 TREE = {
     "$defs": {

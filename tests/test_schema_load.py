@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolchain.schema import SchemaLoadError, load_schema
-from toolchain.schema.load import parse_schema_text
+from gramwright.schema import SchemaLoadError, load_schema
+from gramwright.schema.load import parse_schema_text
 
 
 def test_load_gives_schema_and_file_uri(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gramwright.schema.canonical import number_text
+from gramwright.schema.compiler.numbers import NumberSpec, int_range, number_expr
 from tests.test_schema_support import Checker
-from toolchain.schema.canonical import number_text
-from toolchain.schema.compiler.numbers import NumberSpec, int_range, number_expr
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(0, 0), (-15, 7), (1, 1000), (-1000, -10), (95, 105), (0, 99)])

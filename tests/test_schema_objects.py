@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from gramwright.schema import UnsatisfiableSchema, compile_schema
 from tests.test_schema_support import Checker
-from toolchain.schema import UnsatisfiableSchema, compile_schema
 
 PERSON = {
     "type": "object",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from gramwright.schema import compile_schema
 from tests.test_schema_support import Checker
-from toolchain.schema import compile_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "schemas"
 
@@ -45,7 +45,7 @@ def test_rule_pointers_name_schema_locations() -> None:
 
 
 def test_rejection_names_the_keyword_through_active_rules() -> None:
-    from toolchain.recognizer import InputRejected, Recognizer, compile_grammar
+    from gramwright.recognizer import InputRejected, Recognizer, compile_grammar
 
     cs = compile_schema({"properties": {"qty": {"type": "integer", "minimum": 1}}})
     rec = Recognizer(compile_grammar(cs.grammar))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolchain.schema import CompileOptions, SchemaCompileError, compile_schema
-from toolchain.schema.resolve import SchemaRegistry, draft_of_dialect
+from gramwright.schema import CompileOptions, SchemaCompileError, compile_schema
+from gramwright.schema.resolve import SchemaRegistry, draft_of_dialect
 
 
 def test_draft_detection() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from syrupy.assertion import SnapshotAssertion
 
-from toolchain.grammar.gbnf import emit_gbnf, parse_gbnf
-from toolchain.recognizer import compile_grammar
-from toolchain.schema import compile_schema
+from gramwright.grammar.gbnf import emit_gbnf, parse_gbnf
+from gramwright.recognizer import compile_grammar
+from gramwright.schema import compile_schema
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "schemas").glob("*.json"))
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolchain.recognizer import Recognizer, compile_grammar
-from toolchain.schema import CompiledSchema, CompileOptions, compile_schema
-from toolchain.schema.canonical import accepts
+from gramwright.recognizer import Recognizer, compile_grammar
+from gramwright.schema import CompiledSchema, CompileOptions, compile_schema
+from gramwright.schema.canonical import accepts
 
 
 def compiled(schema: dict[str, Any] | bool, **options: Any) -> CompiledSchema:

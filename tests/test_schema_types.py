@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from gramwright.grammar.gbnf import emit_gbnf
+from gramwright.schema import UnsatisfiableSchema, compile_schema
 from tests.test_schema_support import Checker
-from toolchain.grammar.gbnf import emit_gbnf
-from toolchain.schema import UnsatisfiableSchema, compile_schema
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolchain.engine.trie import TokenTrie
+from gramwright.engine.trie import TokenTrie
 
 TOKENS = [b"a", b"ab", b"abc", b"abd", b"b", b"ba", b"", b"ab", b"\xe4\xb8\x80"]
 

@@ -17,14 +17,14 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static, TextArea
 
-from toolchain.grammar.gbnf import emit_gbnf
-from toolchain.sources import load_source
-from toolchain.tui.app import GramwrightApp
-from toolchain.tui.commands import palette_commands
-from toolchain.tui.sampler import SampleCancelled, SampleOutcome
-from toolchain.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
-from toolchain.tui.widgets.sample import shade
-from toolchain.validate import validate_output
+from gramwright.grammar.gbnf import emit_gbnf
+from gramwright.sources import load_source
+from gramwright.tui.app import GramwrightApp
+from gramwright.tui.commands import palette_commands
+from gramwright.tui.sampler import SampleCancelled, SampleOutcome
+from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
+from gramwright.tui.widgets.sample import shade
+from gramwright.validate import validate_output
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "purchase_order.json"
 SIZE = (120, 40)
@@ -419,7 +419,7 @@ async def test_escape_cancels_a_running_sample(schema_path: Path) -> None:
 def fresh_engine_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Engines built from scratch (this tests the TUI, not the engine cache), the converted model
     weights still shared: the model cache folder is linked into a temporary cache root."""
-    from toolchain.models.loader import CACHE_ENV, cache_root
+    from gramwright.models.loader import CACHE_ENV, cache_root
 
     root = tmp_path / "cache"
     root.mkdir()

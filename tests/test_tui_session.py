@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from toolchain.grammar.gbnf import emit_gbnf
-from toolchain.lint import available_profiles
-from toolchain.sources import load_source
-from toolchain.tui.help import TOPICS, topic
-from toolchain.tui.sampler import SampleOutcome
-from toolchain.tui.session import NEW_SCHEMA, SchemaSession, parse_schema_text
-from toolchain.tui.widgets.errors import one_line, record
-from toolchain.tui.widgets.sample import outcome_text, shade
+from gramwright.grammar.gbnf import emit_gbnf
+from gramwright.lint import available_profiles
+from gramwright.sources import load_source
+from gramwright.tui.help import TOPICS, topic
+from gramwright.tui.sampler import SampleOutcome
+from gramwright.tui.session import NEW_SCHEMA, SchemaSession, parse_schema_text
+from gramwright.tui.widgets.errors import one_line, record
+from gramwright.tui.widgets.sample import outcome_text, shade
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "purchase_order.json"
 
@@ -100,10 +100,10 @@ def test_every_panel_has_help() -> None:
 
 
 def test_errors_are_one_line() -> None:
-    from toolchain.sources import SourceError
+    from gramwright.sources import SourceError
 
     assert one_line(SourceError("a.json", "no such file", "check the path")) == (
-        "a.json: no such file (hint: check the path)"
+        "no such file (a.json) — check the path"
     )
     assert one_line(ValueError("first\nsecond")) == "ValueError: first"
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolchain.grammar.utf8 import utf8_sequences
+from gramwright.grammar.utf8 import utf8_sequences
 
 code_points = st.integers(0, 0x10FFFF).filter(lambda c: not 0xD800 <= c <= 0xDFFF)
 

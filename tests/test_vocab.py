@@ -8,6 +8,13 @@ import numpy as np
 import pytest
 from tokenizers import Tokenizer, decoders, models
 
+from gramwright.engine.vocab import (
+    DecoderScheme,
+    TokenVocabulary,
+    UnsupportedTokenizerError,
+    detect_scheme,
+)
+from gramwright.models import load_tokenizer
 from tests.tokenizers_fixtures import (
     NON_SPECIAL_ADDED,
     as_transformers_tokenizer,
@@ -16,13 +23,6 @@ from tests.tokenizers_fixtures import (
     sentencepiece_tokenizer,
     token_id,
 )
-from toolchain.engine.vocab import (
-    DecoderScheme,
-    TokenVocabulary,
-    UnsupportedTokenizerError,
-    detect_scheme,
-)
-from toolchain.models import load_tokenizer
 
 TEXTS = sample_texts()
 

@@ -3,8 +3,8 @@ schema keyword. Pure: the CLI prints it, the TUI shows it."""
 
 from __future__ import annotations
 
-from toolchain.recognizer import InputRejected, Recognizer, describe_bytes
-from toolchain.sources import LoadedGrammar
+from gramwright.recognizer import InputRejected, Recognizer, describe_bytes
+from gramwright.sources import LoadedGrammar
 
 
 def line_col(data: bytes, offset: int) -> tuple[int, int]:
@@ -42,7 +42,7 @@ def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | Non
     """The document's value in an order the grammar accepts, if it parses and one exists."""
     import json
 
-    from toolchain.schema.canonical import KeyOrder, SearchBudgetExceeded, is_text_of, recorded_text
+    from gramwright.schema.canonical import KeyOrder, SearchBudgetExceeded, is_text_of, recorded_text
 
     try:
         value = json.loads(data)

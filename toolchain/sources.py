@@ -11,24 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolchain.grammar.analysis import prepare
-from toolchain.grammar.ir import Grammar
+from gramwright.errors import SourceError
+from gramwright.grammar.analysis import prepare
+from gramwright.grammar.ir import Grammar
 
 SourceKind = Literal["gbnf", "schema", "bundled"]
 Whitespace = Literal["compact", "flexible"]
 
 
-class SourceError(Exception):
-    """The source could not be read or is not a grammar/schema; names the file and the reason."""
-
-    def __init__(self, path: str, reason: str, hint: str = "") -> None:
-        self.path = path
-        self.reason = reason
-        self.hint = hint
-        super().__init__(f"{path}: {reason}")
-
-    def one_line(self) -> str:
-        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
 
 
 @dataclass
@@ -76,8 +66,8 @@ def load_source(
 ) -> LoadedGrammar:
     """Load ``path`` (``.gbnf``, a JSON Schema ``.json``, or a bundled grammar name).
     ``close_objects``: schemas only — an absent ``additionalProperties`` means ``false``."""
-    from toolchain.grammar import bundled
-    from toolchain.grammar.gbnf import parse_gbnf
+    from gramwright.grammar import bundled
+    from gramwright.grammar.gbnf import parse_gbnf
 
     p = Path(path)
     t0 = time.perf_counter()
@@ -101,7 +91,7 @@ def load_source(
 
 
 def _load_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: bool) -> LoadedGrammar:
-    from toolchain.schema import CompileOptions, compile_schema
+    from gramwright.schema import CompileOptions, compile_schema
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
     options = CompileOptions(whitespace=whitespace, close_objects=close_objects)

@@ -66,7 +66,7 @@ def write_output(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    from toolchain.fsutil import atomic_write_text
+    from gramwright.fsutil import atomic_write_text
 
     atomic_write_text(output, text)
     typer.echo(f"wrote {output}", err=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from toolchain.cli import common
+from gramwright.cli import common
 
 HELP = """Compile every schema under PATH and check each test instance with the recognizer.
 
@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         optional: bool = typer.Option(False, "--optional", help="Include the suite's optional/ files."),
         timeout: float = typer.Option(10.0, "--timeout", help="Seconds per schema compile / per case."),
     ) -> None:
-        from toolchain.schema.conformance import run_conformance
+        from gramwright.schema.conformance import run_conformance
 
         if not path.exists():
             common.fail(f"{path}: no such file or directory")

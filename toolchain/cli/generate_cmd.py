@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from toolchain.cli import common
+from gramwright.cli import common
 
 HELP = """Generate with a local model under grammar masks (the embedded SmolLM2 by default).
 
@@ -101,15 +101,15 @@ def run_generation(
     """Load, compile, generate, validate; returns the JSON result object."""
     from rich.console import Console
 
-    from toolchain.decode.generate import generate
-    from toolchain.decode.prompt import system_prompt
-    from toolchain.decode.sampling import SamplingParams
-    from toolchain.engine.cache import load_engine, save_engine
-    from toolchain.engine.vocab import TokenVocabulary
-    from toolchain.grammar.gbnf import emit_gbnf
-    from toolchain.models.loader import apply_chat_template, load_model
-    from toolchain.sources import load_source
-    from toolchain.validate import validate_output
+    from gramwright.decode.generate import generate
+    from gramwright.decode.prompt import system_prompt
+    from gramwright.decode.sampling import SamplingParams
+    from gramwright.engine.cache import load_engine, save_engine
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.grammar.gbnf import emit_gbnf
+    from gramwright.models.loader import apply_chat_template, load_model
+    from gramwright.sources import load_source
+    from gramwright.validate import validate_output
 
     console = Console(stderr=True)
     loaded_grammar = load_source(source, close_objects=close_objects)

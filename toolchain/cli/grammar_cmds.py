@@ -7,11 +7,11 @@ from pathlib import Path
 
 import typer
 
-from toolchain.checking import check_document
-from toolchain.cli import common
-from toolchain.grammar.gbnf import emit_gbnf
-from toolchain.recognizer import Recognizer, compile_grammar
-from toolchain.sources import LoadedGrammar, load_source
+from gramwright.checking import check_document
+from gramwright.cli import common
+from gramwright.grammar.gbnf import emit_gbnf
+from gramwright.recognizer import Recognizer, compile_grammar
+from gramwright.sources import LoadedGrammar, load_source
 
 COMPILE_HELP = """Compile a grammar source to canonical GBNF (llama.cpp dialect).
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from toolchain.cli import common
+from gramwright.cli import common
 
 EPILOG = """\
 Examples:
@@ -69,8 +69,8 @@ def _tokenizer(name: str | None, needed: bool) -> tuple[Any, str]:
     if not needed:
         return None, ""
     try:
-        # Looked up at run time: toolchain.models is another module's work and may be absent.
-        load_tokenizer = importlib.import_module("toolchain.models").load_tokenizer
+        # Looked up at run time: gramwright.models is another module's work and may be absent.
+        load_tokenizer = importlib.import_module("gramwright.models").load_tokenizer
     except (ImportError, AttributeError) as exc:
         if name:
             common.fail(f"--tokenizer {name}: tokenizer loading is not available ({exc})")
@@ -113,10 +113,10 @@ def lint(
     no_compile: bool = typer.Option(False, "--no-compile", help="Skip our compiler (no compile report)."),
 ) -> None:
     with common.user_errors():
-        from toolchain.lint import LintOptions, ProfileError, lint_schema, load_profile
-        from toolchain.lint.diagnostic import SEVERITY_RANK
-        from toolchain.lint.docs import rule_docs, rules_markdown
-        from toolchain.lint.render import render_human, render_json, render_sarif
+        from gramwright.lint import LintOptions, ProfileError, lint_schema, load_profile
+        from gramwright.lint.diagnostic import SEVERITY_RANK
+        from gramwright.lint.docs import rule_docs, rules_markdown
+        from gramwright.lint.render import render_human, render_json, render_sarif
 
         if list_rules:
             if output_format is OutputFormat.json:

@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from toolchain.cli import common
+from gramwright.cli import common
 
 app = typer.Typer(
     name="gramwright",
@@ -34,14 +34,23 @@ def _root(
 
 def _register() -> None:
     # Each module adds its commands to `app`; import order is the order in --help.
-    from toolchain.cli import grammar_cmds
+    from gramwright.cli import grammar_cmds
 
     grammar_cmds.register(app)
-    for optional in ("lint_cmd", "conformance_cmd", "generate_cmd", "tui_cmd"):
+    for optional in (
+        "lint_cmd",
+        "conformance_cmd",
+        "generate_cmd",
+        "apply_cmd",
+        "edit_cmd",
+        "pipeline_cmds",
+        "cache_cmds",
+        "tui_cmd",
+    ):
         try:
-            module = __import__(f"toolchain.cli.{optional}", fromlist=["register"])
+            module = __import__(f"gramwright.cli.{optional}", fromlist=["register"])
         except ModuleNotFoundError as exc:
-            if exc.name != f"toolchain.cli.{optional}":
+            if exc.name != f"gramwright.cli.{optional}":
                 raise
             continue
         module.register(app)

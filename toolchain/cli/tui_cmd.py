@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from toolchain.cli import common
+from gramwright.cli import common
 
 HELP = """Open the schema workbench: edit a JSON Schema with live lint, its compiled grammar, a
 document checker and constrained sampling on the local model.
@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
         profile: str = typer.Option("gramwright", "--profile", "-p", help="Lint profile (target)."),
         max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Sample budget (editable)."),
     ) -> None:
-        from toolchain.lint import ProfileError, load_profile
+        from gramwright.lint import ProfileError, load_profile
 
         if schema is not None and schema.is_dir():
             common.fail(f"{schema}: is a directory, expected a schema file")
@@ -40,6 +40,6 @@ def register(app: typer.Typer) -> None:
             load_profile(profile)
         except ProfileError as exc:
             common.fail(exc.one_line())
-        from toolchain.tui import run_tui
+        from gramwright.tui import run_tui
 
         run_tui(schema, model=model, profile=profile, max_tokens=max_tokens)

@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
-from toolchain.decode.sampling import SamplingParams, apply_mask, clipped_mass, sample
-from toolchain.engine.matcher import GrammarEngine, Matcher
+from gramwright.decode.sampling import SamplingParams, apply_mask, clipped_mass, sample
+from gramwright.engine.matcher import GrammarEngine, Matcher
 
 
 @dataclass

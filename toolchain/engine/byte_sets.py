@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from toolchain.engine.bitset import IntArray
-from toolchain.engine.vocab import TokenVocabulary
+from gramwright.engine.bitset import IntArray
+from gramwright.engine.vocab import TokenVocabulary
 
 TailSets = npt.NDArray[np.uint64]  # four rows (bytes 0–63, 64–127, …), one column per token id
 _WORD = 0xFFFFFFFFFFFFFFFF

@@ -15,11 +15,11 @@ import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolchain.engine.matcher import ENGINE_VERSION, GrammarEngine
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.fsutil import atomic_write_bytes
-from toolchain.grammar.ir import Grammar
-from toolchain.recognizer import compile_grammar
+from gramwright.engine.matcher import ENGINE_VERSION, GrammarEngine
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.fsutil import atomic_write_bytes
+from gramwright.grammar.ir import Grammar
+from gramwright.recognizer import compile_grammar
 
 CACHE_ENV = "GRAMWRIGHT_CACHE"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import itertools
 
-from toolchain.recognizer.compiled import Chain, CompiledGrammar
+from gramwright.recognizer.compiled import Chain, CompiledGrammar
 
 
 class LocalAutomaton:

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from toolchain.engine import bitset
-from toolchain.engine.bitset import IntArray, Words
-from toolchain.engine.byte_sets import tail_byte_sets, tail_inside
-from toolchain.engine.local import LocalAutomaton
-from toolchain.engine.runs import Run, near_run, pure_tokens
-from toolchain.engine.trie import TokenTrie
-from toolchain.engine.vocab import TokenVocabulary
+from gramwright.engine import bitset
+from gramwright.engine.bitset import IntArray, Words
+from gramwright.engine.byte_sets import tail_byte_sets, tail_inside
+from gramwright.engine.local import LocalAutomaton
+from gramwright.engine.runs import Run, near_run, pure_tokens
+from gramwright.engine.trie import TokenTrie
+from gramwright.engine.vocab import TokenVocabulary
 
 UNKNOWN = -1
 # Below this many surviving tokens the numpy walk hands over to per-token dict lookups.

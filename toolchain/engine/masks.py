@@ -35,13 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from toolchain.engine import bitset
-from toolchain.engine.bitset import IntArray, Words
-from toolchain.engine.local import LocalAutomaton
-from toolchain.engine.local_masks import SHARED_MAX, LocalMask, LocalWalker, forget_suffixes
-from toolchain.engine.trie import TokenTrie
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.recognizer.compiled import BOTTOM, DEAD, Chain, CompiledGrammar
+from gramwright.engine import bitset
+from gramwright.engine.bitset import IntArray, Words
+from gramwright.engine.local import LocalAutomaton
+from gramwright.engine.local_masks import SHARED_MAX, LocalMask, LocalWalker, forget_suffixes
+from gramwright.engine.trie import TokenTrie
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.recognizer.compiled import BOTTOM, DEAD, Chain, CompiledGrammar
 
 # At or below this many tokens with an allowed first byte, a trie walk beats numpy over the
 # vocabulary (measured on the JSONSchemaBench replay: 300 and 5000 were slower overall).

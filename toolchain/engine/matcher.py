@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from toolchain.engine import bitset
-from toolchain.engine.bitset import IntArray
-from toolchain.engine.masks import MaskComputer
-from toolchain.engine.vocab import TokenVocabulary
-from toolchain.grammar.ir import Grammar
-from toolchain.recognizer import DEAD, CompiledGrammar, compile_grammar
+from gramwright.engine import bitset
+from gramwright.engine.bitset import IntArray
+from gramwright.engine.masks import MaskComputer
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.errors import EngineError
+from gramwright.grammar.ir import Grammar
+from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
 
 def _engine_version() -> str:
@@ -38,17 +39,23 @@ def _engine_version() -> str:
 ENGINE_VERSION = _engine_version()
 
 
-class EmptyMaskError(RuntimeError):
+class EmptyMaskError(EngineError, RuntimeError):
+    """No token is allowed: a bug in the engine or the grammar, never answered with a silent EOS."""
+
     def __init__(self, config: int, prefix: bytes, stacks: list[list[str]]) -> None:
         self.config = config
         self.prefix = prefix
         self.stacks = stacks
         super().__init__(
-            f"no token is allowed in state {config} after {prefix[-60:]!r}; rule stacks: {stacks}"
+            f"no token is allowed after {prefix[-60:]!r}; rule stacks: {stacks}",
+            where=f"engine state {config}",
+            hint="this is a bug: please report the grammar and the prefix",
         )
 
 
-class TokenRejected(ValueError):
+class TokenRejected(EngineError, ValueError):
+    """A token outside the current mask was fed to a matcher."""
+
     def __init__(self, token_id: int, token: bytes) -> None:
         self.token_id = token_id
         self.token = token

@@ -15,9 +15,9 @@ import bisect
 import numpy as np
 import numpy.typing as npt
 
-from toolchain.engine.byte_sets import TailSets, tail_inside
-from toolchain.engine.local import LocalAutomaton
-from toolchain.engine.vocab import TokenVocabulary
+from gramwright.engine.byte_sets import TailSets, tail_inside
+from gramwright.engine.local import LocalAutomaton
+from gramwright.engine.vocab import TokenVocabulary
 
 # A run is only looked for over at least this many bytes (a string's ordinary characters: 94).
 RUN_MIN_BYTES = 32

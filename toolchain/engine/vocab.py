@@ -26,19 +26,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from tokenizers import Tokenizer
 
+from gramwright.errors import EngineError
+
 if TYPE_CHECKING:
-    from toolchain.models.loader import LoadedModel
+    from gramwright.models.loader import LoadedModel
 
 # Part of every fingerprint: bump it when the meaning of token bytes changes.
 _FINGERPRINT_VERSION = b"gramwright-vocab-1\0"
 _BYTE_FALLBACK_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
 
 
-class VocabularyError(Exception):
-    hint: str = ""
-
-    def one_line(self) -> str:
-        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
+class VocabularyError(EngineError):
+    """A tokenizer whose tokens cannot be read as byte strings."""
 
 
 class UnsupportedTokenizerError(VocabularyError):
@@ -202,7 +201,7 @@ class TokenVocabulary:
     @classmethod
     def from_model_name(cls, model: str | None = None) -> TokenVocabulary:
         """For a model as the loader names it (``None`` = the embedded SmolLM2); loads no weights."""
-        from toolchain.models.loader import load_tokenizer, model_vocab_info
+        from gramwright.models.loader import load_tokenizer, model_vocab_info
 
         info = model_vocab_info(model)
         return cls.from_tokenizer(load_tokenizer(model), info.vocab_size, info.eos_ids)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from toolchain.engine.matcher import GrammarEngine
+from gramwright.engine.matcher import GrammarEngine
 
 
 @dataclass

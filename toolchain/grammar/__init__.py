@@ -1,6 +1,6 @@
 """The grammar IR: one representation for schemas, bundled grammars, user GBNF and editors."""
 
-from toolchain.grammar.ir import (
+from gramwright.grammar.ir import (
     Alt,
     CharClass,
     Expr,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from toolchain.grammar.errors import (
+from gramwright.grammar.errors import (
     EmptyLanguageError,
     LeftRecursionError,
     UndefinedRuleError,
 )
-from toolchain.grammar.ir import (
+from gramwright.grammar.ir import (
     EMPTY,
     Alt,
     CharClass,

@@ -11,13 +11,13 @@ import re
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-from toolchain.grammar.errors import GrammarError
-from toolchain.grammar.gbnf import parse_gbnf
-from toolchain.grammar.ir import Grammar
+from gramwright.grammar.errors import GrammarError
+from gramwright.grammar.gbnf import parse_gbnf
+from gramwright.grammar.ir import Grammar
 
 __all__ = ["UnknownBundledGrammarError", "bundled_names", "bundled_path", "load_bundled"]
 
-_PACKAGE = "grammars"
+_PACKAGE = "gramwright.grammars"
 _SUFFIX = ".gbnf"
 # A name is a file stem, never a path: this keeps ``load_bundled("../x")`` out of the package.
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")

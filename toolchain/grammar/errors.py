@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
+from gramwright.errors import GrammarError
 
-class GrammarError(Exception):
-    """Base class: a grammar that cannot be used. ``hint`` says what to do about it."""
-
-    hint: str = ""
-
-    def one_line(self) -> str:
-        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
+__all__ = [
+    "EmptyLanguageError",
+    "GrammarError",
+    "GrammarSyntaxError",
+    "LeftRecursionError",
+    "UndefinedRuleError",
+]
 
 
 class GrammarSyntaxError(GrammarError):
     """GBNF text that does not parse; points at line:column and says what was expected."""
 
     def __init__(self, message: str, *, line: int, column: int, expected: str, source: str = "") -> None:
-        self.message = message
         self.line = line
         self.column = column
         self.expected = expected
         self.source = source
-        where = f"{source}:" if source else ""
-        super().__init__(f"{where}{line}:{column}: {message}; expected {expected}")
+        where = f"{source}:{line}:{column}" if source else f"{line}:{column}"
+        super().__init__(f"{message}; expected {expected}", where=where)
 
-    def get_context(self, text: str, span: int = 40) -> str:
+    def get_context(self, text: str = "", span: int = 40) -> str:
         """The offending line with a caret under the column (as lark's errors do)."""
         lines = text.splitlines()
         if not 1 <= self.line <= len(lines):

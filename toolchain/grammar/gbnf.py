@@ -18,11 +18,11 @@ author meant: a second definition of a rule (llama.cpp silently keeps the last o
 code point above U+10FFFF and a raw NUL are errors. Token matches (``<think>``, ``<[id]>``) are
 tokenizer-specific and not part of the IR: they are errors too.
 
-What the parser builds is the IR's normal form (:mod:`toolchain.grammar.ir`) applied level by level:
+What the parser builds is the IR's normal form (:mod:`gramwright.grammar.ir`) applied level by level:
 a parenthesised group is kept as its inner node (``a (b c)`` is ``Seq(a, Seq(b, c))`` and
 ``a | (b | c)`` is ``Alt(a, Alt(b, c))``), empty literals are dropped from sequences, duplicate
 alternatives are dropped (first kept), and ``{1}``/``{0}`` repetitions collapse through
-:func:`~toolchain.grammar.ir.repeat`.
+:func:`~gramwright.grammar.ir.repeat`.
 
 The emitter writes one rule per line, root first and then the grammar's rule order, with exactly
 the parentheses the tree needs, so ``parse_gbnf(emit_gbnf(g)) == g`` for every normal-form grammar
@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import re
 
-from toolchain.grammar.errors import GrammarSyntaxError, UndefinedRuleError
-from toolchain.grammar.ir import (
+from gramwright.grammar.errors import GrammarSyntaxError, UndefinedRuleError
+from gramwright.grammar.ir import (
     EMPTY,
     MAX_CODE_POINT,
     Alt,

@@ -1,7 +1,7 @@
 """Grammar IR: rules of expressions over Unicode code points.
 
 The IR is the single grammar representation of the project. Its canonical text form is GBNF
-(llama.cpp dialect), see :mod:`toolchain.grammar.gbnf`; ``parse(emit(g)) == g`` holds for every
+(llama.cpp dialect), see :mod:`gramwright.grammar.gbnf`; ``parse(emit(g)) == g`` holds for every
 grammar built with the smart constructors below.
 
 Normal form (what the smart constructors guarantee, and what the GBNF parser produces):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from toolchain.lint.facts import is_array, is_object
-from toolchain.lint.walker import Node
+from gramwright.lint.facts import is_array, is_object
+from gramwright.lint.walker import Node
 
 
 def _instance_edges(node: Node, ref_target: Mapping[int, Node]) -> list[tuple[Node, bool]]:

@@ -21,10 +21,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolchain.lint.facts import declared_types, number
+from gramwright.lint.facts import declared_types, number
 
 if TYPE_CHECKING:
-    from toolchain.lint.context import LintContext, Tokenizer
+    from gramwright.lint.context import LintContext, Tokenizer
 
 BYTES_PER_TOKEN = 3.5  # English-ish JSON with SentencePiece/BPE vocabularies of 32k-50k tokens
 NUMBER_BYTES = 24  # "-1.7976931348623157e+308"

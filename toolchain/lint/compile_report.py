@@ -1,6 +1,6 @@
 """Our compiler's view of a schema: what it compiles exactly, approximates or discards, and its cost.
 
-The compiler (``toolchain.schema.compile_schema``) is imported lazily: the linter works without it
+The compiler (``gramwright.schema.compile_schema``) is imported lazily: the linter works without it
 and then says so in the cost estimate instead of guessing what our engine supports.
 """
 
@@ -35,7 +35,7 @@ class CompileOutcome:
 
 
 def compiler_available() -> bool:
-    return _load("toolchain.schema", "compile_schema") is not None
+    return _load("gramwright.schema", "compile_schema") is not None
 
 
 def _load(module: str, name: str) -> Any:
@@ -50,12 +50,12 @@ def _load(module: str, name: str) -> Any:
 def run_compiler(schema: Any, base_uri: str | None = None, timeout_s: float = 0.0) -> CompileOutcome | None:
     """Compile ``schema``; ``None`` when the compiler is not installed. ``timeout_s`` (0: none) is
     passed as ``CompileOptions(timeout_s=...)`` when the compiler takes options."""
-    compile_schema = _load("toolchain.schema", "compile_schema")
-    error_type = _load("toolchain.schema.errors", "SchemaCompileError")
+    compile_schema = _load("gramwright.schema", "compile_schema")
+    error_type = _load("gramwright.schema.errors", "SchemaCompileError")
     if compile_schema is None or error_type is None:
         return None
     kwargs: dict[str, Any] = {"base_uri": base_uri}
-    options_type = _load("toolchain.schema", "CompileOptions")
+    options_type = _load("gramwright.schema", "CompileOptions")
     if timeout_s and options_type is not None:
         kwargs["options"] = options_type(timeout_s=timeout_s)
     start = time.perf_counter()
@@ -84,7 +84,7 @@ def run_compiler(schema: Any, base_uri: str | None = None, timeout_s: float = 0.
     rules = getattr(grammar, "rules", None)
     if rules is not None:
         outcome.grammar_rules = len(rules)
-    emit_gbnf = _load("toolchain.grammar.gbnf", "emit_gbnf")
+    emit_gbnf = _load("gramwright.grammar.gbnf", "emit_gbnf")
     if emit_gbnf is not None and grammar is not None:
         try:
             outcome.gbnf_bytes = len(str(emit_gbnf(grammar)).encode("utf-8"))

@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolchain.lint.analysis import DepthInfo, nesting_depth, reachable, strongly_connected
-from toolchain.lint.dialects import Dialect
-from toolchain.lint.profiles import Profile
-from toolchain.lint.refs import RefSite
-from toolchain.lint.walker import Node, SchemaIndex
+from gramwright.lint.analysis import DepthInfo, nesting_depth, reachable, strongly_connected
+from gramwright.lint.dialects import Dialect
+from gramwright.lint.profiles import Profile
+from gramwright.lint.refs import RefSite
+from gramwright.lint.walker import Node, SchemaIndex
 
 if TYPE_CHECKING:
-    from toolchain.lint.budget import TokenEstimate
-    from toolchain.lint.compile_report import CompileOutcome
+    from gramwright.lint.budget import TokenEstimate
+    from gramwright.lint.compile_report import CompileOutcome
 
 
 class Tokenizer(Protocol):
@@ -106,7 +106,7 @@ class LintContext:
     def compiled(self) -> CompileOutcome | None:
         if not self.options.compile:
             return None
-        from toolchain.lint.compile_report import run_compiler
+        from gramwright.lint.compile_report import run_compiler
 
         return run_compiler(self.schema, timeout_s=self.options.compile_timeout_s)
 
@@ -116,6 +116,6 @@ class LintContext:
 
     @cached_property
     def token_estimate(self) -> TokenEstimate:
-        from toolchain.lint.budget import estimate_tokens
+        from gramwright.lint.budget import estimate_tokens
 
         return estimate_tokens(self, self.options.tokenizer, self.options.tokenizer_name)

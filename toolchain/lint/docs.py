@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolchain.lint.profiles import Profile, available_profiles, load_profile
-from toolchain.lint.registry import Rule, all_rules
+from gramwright.lint.profiles import Profile, available_profiles, load_profile
+from gramwright.lint.registry import Rule, all_rules
 
 _SHORT = {"error": "E", "warn": "W", "info": "I", "off": "–"}
 

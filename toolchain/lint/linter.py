@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from toolchain.lint.budget import estimate_tokens
-from toolchain.lint.context import LintContext, LintOptions
-from toolchain.lint.diagnostic import CostEstimate, Diagnostic, Finding, LintReport
-from toolchain.lint.dialects import detect_dialect
-from toolchain.lint.profiles import DEFAULT_PROFILE, Profile, load_profile
-from toolchain.lint.refs import RefResolver
-from toolchain.lint.registry import RULES, Rule, all_rules, as_severity, document_rule
-from toolchain.lint.walker import Node, build_index
+from gramwright.lint.budget import estimate_tokens
+from gramwright.lint.context import LintContext, LintOptions
+from gramwright.lint.diagnostic import CostEstimate, Diagnostic, Finding, LintReport
+from gramwright.lint.dialects import detect_dialect
+from gramwright.lint.profiles import DEFAULT_PROFILE, Profile, load_profile
+from gramwright.lint.refs import RefResolver
+from gramwright.lint.registry import RULES, Rule, all_rules, as_severity, document_rule
+from gramwright.lint.walker import Node, build_index
 
 INTERNAL_RULE = "lint/rule-crashed"
 
@@ -214,7 +214,7 @@ def _cost(ctx: LintContext) -> CostEstimate:
     if not ctx.options.compile:
         cost.compiler = "not run"
     elif compiled is None:
-        cost.compiler = "unavailable (toolchain.schema not installed)"
+        cost.compiler = "unavailable (gramwright.schema not installed)"
     else:
         cost.compiler = compiled.status
         cost.grammar_rules, cost.gbnf_bytes, cost.compile_ms = (

@@ -16,17 +16,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, cast
 
-from toolchain.lint.registry import Rule, SeveritySetting
+from gramwright.errors import SchemaError
+from gramwright.lint.registry import Rule, SeveritySetting
 
 DEFAULT_PROFILE = "gramwright"
 _SETTINGS = ("error", "warn", "info", "off")
 
 
-class ProfileError(ValueError):
+class ProfileError(SchemaError, ValueError):
     """An unknown profile or version, or a malformed profile file."""
-
-    def one_line(self) -> str:
-        return str(self)
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,7 @@ class Profile:
 
 def _read(name: str) -> dict[str, Any]:
     try:
-        text = (resources.files("toolchain.lint") / "profiles" / f"{name}.json").read_text("utf-8")
+        text = (resources.files("gramwright.lint") / "profiles" / f"{name}.json").read_text("utf-8")
     except FileNotFoundError:
         known = ", ".join(available_profiles())
         raise ProfileError(f"unknown profile {name!r} (known: {known})") from None
@@ -91,7 +89,7 @@ def _merged(name: str) -> dict[str, Any]:
 
 
 def available_profiles() -> list[str]:
-    folder = resources.files("toolchain.lint") / "profiles"
+    folder = resources.files("gramwright.lint") / "profiles"
     names = (p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
     return sorted(n for n in names if not n.startswith("_"))
 

@@ -15,7 +15,7 @@ import referencing
 import referencing.exceptions
 import referencing.jsonschema
 
-from toolchain.lint.walker import Node, SchemaIndex, is_schema, join_pointer, unescape
+from gramwright.lint.walker import Node, SchemaIndex, is_schema, join_pointer, unescape
 
 RefKind = Literal["local", "external", "unresolvable"]
 REF_KEYWORDS = ("$ref", "$recursiveRef", "$dynamicRef")

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from toolchain.lint.diagnostic import Finding, Severity
+from gramwright.lint.diagnostic import Finding, Severity
 
 if TYPE_CHECKING:
-    from toolchain.lint.context import LintContext
-    from toolchain.lint.walker import Node
+    from gramwright.lint.context import LintContext
+    from gramwright.lint.walker import Node
 
 NodeCheck = Callable[["Node", "LintContext"], Iterable[Finding]]
 DocumentCheck = Callable[["LintContext"], Iterable[Finding]]
@@ -108,7 +108,7 @@ def document_rule(
 
 def all_rules() -> dict[str, Rule]:
     """Every registered rule, sorted by id (importing the rule modules registers them)."""
-    import toolchain.lint.rules  # noqa: F401 - registers the rules
+    import gramwright.lint.rules  # noqa: F401 - registers the rules
 
     return dict(sorted(RULES.items()))
 

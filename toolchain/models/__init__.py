@@ -4,7 +4,7 @@ Nothing here downloads anything: a model is the embedded GGUF, a local directory
 already in the local Hugging Face cache.
 """
 
-from toolchain.models.loader import (
+from gramwright.models.loader import (
     INSTALL_HINT,
     LoadedModel,
     ModelError,

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gramwright.errors import ModelError
+
 # Offline before transformers / huggingface_hub are imported anywhere below: they read these at import.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -43,15 +45,6 @@ CACHE_ENV = "GRAMWRIGHT_CACHE"
 CACHE_FORMAT = 1
 
 Progress = Callable[[str], None]
-
-
-class ModelError(Exception):
-    """Base class: a model or tokenizer that cannot be used. ``hint`` says what to do about it."""
-
-    hint: str = ""
-
-    def one_line(self) -> str:
-        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
 
 
 class ModelNotFoundError(ModelError):

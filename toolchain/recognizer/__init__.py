@@ -1,7 +1,7 @@
 """The byte-level recognizer: the single acceptance engine under check, conformance and masks."""
 
-from toolchain.recognizer.compiled import DEAD, CompiledGrammar
-from toolchain.recognizer.recognizer import (
+from gramwright.recognizer.compiled import DEAD, CompiledGrammar
+from gramwright.recognizer.recognizer import (
     InputRejected,
     Recognizer,
     Snapshot,

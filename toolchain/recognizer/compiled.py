@@ -28,9 +28,9 @@ import hashlib
 import time
 from collections.abc import Hashable
 
-from toolchain.grammar.analysis import prepare
-from toolchain.grammar.ir import Grammar
-from toolchain.recognizer.nfa import Nfa, build_nfa
+from gramwright.grammar.analysis import prepare
+from gramwright.grammar.ir import Grammar
+from gramwright.recognizer.nfa import Nfa, build_nfa
 
 DEAD = -1
 _UNSET = object()

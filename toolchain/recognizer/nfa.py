@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from toolchain.grammar.analysis import expr_nullable, nullable_rules
-from toolchain.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
-from toolchain.grammar.utf8 import utf8_sequences
+from gramwright.grammar.analysis import expr_nullable, nullable_rules
+from gramwright.grammar.ir import Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
+from gramwright.grammar.utf8 import utf8_sequences
 
 ByteEdge = tuple[int, int, int]  # (lo, hi, target)
 CallEdge = tuple[int, int]  # (rule index, return state)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolchain.grammar.ir import Grammar
-from toolchain.recognizer.compiled import DEAD, CompiledGrammar
+from gramwright.errors import GrammarError
+from gramwright.grammar.ir import Grammar
+from gramwright.recognizer.compiled import DEAD, CompiledGrammar
 
 
 def describe_bytes(allowed: frozenset[int], limit: int = 12) -> str:
@@ -33,7 +34,7 @@ def describe_bytes(allowed: frozenset[int], limit: int = 12) -> str:
     return text + (f" … ({len(parts) - limit} more)" if len(parts) > limit else "")
 
 
-class InputRejected(Exception):
+class InputRejected(GrammarError):
     """A byte the grammar does not allow here. The recognizer's state is unchanged."""
 
     def __init__(
@@ -54,7 +55,8 @@ class InputRejected(Exception):
         self.active_rules = active_rules
         tail = " (input was already complete)" if accepting else ""
         super().__init__(
-            f"byte {byte:#04x} rejected at offset {position}{tail}; allowed: {describe_bytes(allowed)}"
+            f"byte {byte:#04x} rejected{tail}; allowed: {describe_bytes(allowed)}",
+            where=f"byte offset {position}",
         )
 
 

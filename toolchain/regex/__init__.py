@@ -4,9 +4,9 @@
 expression with search semantics, ``charsets`` holds the code-point sets both use.
 """
 
-from toolchain.regex.errors import RegexSyntaxError, RegexUnsupported
-from toolchain.regex.parser import ECMA_READING
-from toolchain.regex.translate import (
+from gramwright.regex.errors import RegexSyntaxError, RegexUnsupported
+from gramwright.regex.parser import ECMA_READING
+from gramwright.regex.translate import (
     ANY_STRING,
     DEFAULT_MAX_REPEAT,
     NOTHING,

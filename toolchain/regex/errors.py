@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from gramwright.errors import GrammarError
 
-class RegexUnsupported(Exception):
+
+class RegexUnsupported(GrammarError):
     """A pattern (or one construct in it) that cannot become a grammar expression.
 
     ``reason`` is one line for the compile report; ``position`` is the code-point offset of the
@@ -15,9 +17,9 @@ class RegexUnsupported(Exception):
         self.reason = reason
         self.position = position
         self.pattern = pattern
-        super().__init__(f"{reason} (at offset {position})")
+        super().__init__(reason, where=f"pattern offset {position}")
 
-    def get_context(self, span: int = 30) -> str:
+    def get_context(self, text: str = "", span: int = 30) -> str:
         """The pattern around the offending offset with a caret under it (as lark's errors do)."""
         if not self.pattern:
             return ""

@@ -1,4 +1,4 @@
-"""Syntax tree of an ECMA-262 regular expression, as produced by :mod:`toolchain.regex.parser`.
+"""Syntax tree of an ECMA-262 regular expression, as produced by :mod:`gramwright.regex.parser`.
 
 Groups (capturing or not) leave no node: captures do not change the language. ``position`` fields
 are code-point offsets into the pattern, for error messages.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from toolchain.regex.charsets import Ranges
+from gramwright.regex.charsets import Ranges
 
 
 @dataclass(frozen=True, slots=True)

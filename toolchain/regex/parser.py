@@ -1,4 +1,4 @@
-"""ECMA-262 regular-expression text → syntax tree (:mod:`toolchain.regex.nodes`).
+"""ECMA-262 regular-expression text → syntax tree (:mod:`gramwright.regex.nodes`).
 
 JSON Schema says a ``pattern`` is an ECMA-262 regex and that patterns use Unicode semantics (the
 official suite tests ``\\p{Letter}`` and astral characters as single characters). So this parser reads:
@@ -17,9 +17,9 @@ no ECMA-262 reading accepts (``(?i)``, ``(?P<n>…)``, ``a**``, ``[z-a]``) raise
 
 from __future__ import annotations
 
-from toolchain.regex import charsets as cs
-from toolchain.regex.errors import RegexSyntaxError, RegexUnsupported
-from toolchain.regex.nodes import (
+from gramwright.regex import charsets as cs
+from gramwright.regex.errors import RegexSyntaxError, RegexUnsupported
+from gramwright.regex.nodes import (
     Anchor,
     BackReference,
     Chars,

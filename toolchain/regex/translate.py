@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolchain.grammar.ir import (
+from gramwright.grammar.ir import (
     EMPTY,
     Alt,
     CharClass,
@@ -49,9 +49,9 @@ from toolchain.grammar.ir import (
     repeat,
     seq,
 )
-from toolchain.regex import charsets as cs
-from toolchain.regex.errors import RegexUnsupported
-from toolchain.regex.nodes import (
+from gramwright.regex import charsets as cs
+from gramwright.regex.errors import RegexUnsupported
+from gramwright.regex.nodes import (
     Anchor,
     BackReference,
     Chars,
@@ -61,7 +61,7 @@ from toolchain.regex.nodes import (
     Quantified,
     Sequence,
 )
-from toolchain.regex.parser import parse
+from gramwright.regex.parser import parse
 
 DEFAULT_MAX_REPEAT = 1000
 # Anchors inside a repetition are unrolled; beyond this bound the pattern is unsupported.

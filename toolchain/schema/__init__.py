@@ -1,20 +1,20 @@
 """JSON Schema → grammar: load, resolve ``$ref``, compile keyword by keyword, report exactness.
 
 ``compile_schema(schema)`` returns a :class:`CompiledSchema` whose grammar accepts the canonical
-text (:mod:`toolchain.schema.canonical`) of every instance the schema accepts — never less — and
+text (:mod:`gramwright.schema.canonical`) of every instance the schema accepts — never less — and
 whose report says, per keyword occurrence, whether the grammar enforces it exactly.
 """
 
-from toolchain.schema.api import CompiledSchema, compile_schema
-from toolchain.schema.compiler.options import CompileOptions
-from toolchain.schema.errors import (
+from gramwright.schema.api import CompiledSchema, compile_schema
+from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.errors import (
     SchemaCompileError,
     SchemaLoadError,
     UnsatisfiableSchema,
     UnsupportedSchema,
 )
-from toolchain.schema.load import load_schema
-from toolchain.schema.report import CompileReport, ReportEntry
+from gramwright.schema.load import load_schema
+from gramwright.schema.report import CompileReport, ReportEntry
 
 __all__ = [
     "CompileOptions",

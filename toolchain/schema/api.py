@@ -6,11 +6,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolchain.grammar.ir import Grammar
-from toolchain.schema.compiler.core import Compiler
-from toolchain.schema.compiler.options import CompileOptions
-from toolchain.schema.report import CompileReport
-from toolchain.schema.resolve import SchemaRegistry
+from gramwright.grammar.ir import Grammar
+from gramwright.schema.compiler.core import Compiler
+from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.report import CompileReport
+from gramwright.schema.resolve import SchemaRegistry
 
 
 @dataclass
@@ -42,7 +42,7 @@ def compile_schema(
 ) -> CompiledSchema:
     """Compile a JSON Schema (draft-04 … 2020-12) into the grammar IR.
 
-    Raises :class:`toolchain.schema.errors.SchemaCompileError` (unsatisfiable or refused schema,
+    Raises :class:`gramwright.schema.errors.SchemaCompileError` (unsatisfiable or refused schema,
     with the JSON Pointer at fault) and ``TimeoutError`` past ``options.timeout_s``. Pass a
     ``registry`` to share resolved documents with a validator (the conformance runner does).
     """

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 
 class Cursor(Protocol):
-    """The part of :class:`toolchain.recognizer.Recognizer` that acceptance needs."""
+    """The part of :class:`gramwright.recognizer.Recognizer` that acceptance needs."""
 
     def try_feed(self, data: bytes) -> bool: ...
     def snapshot(self) -> Any: ...
@@ -149,7 +149,7 @@ class KeyOrder:
     """Guesses the grammar's member order for an instance object.
 
     ``orders`` are the declared member orders of the object grammars a schema compiled to
-    (:attr:`toolchain.schema.CompiledSchema.member_orders`); an instance object is ordered like
+    (:attr:`gramwright.schema.CompiledSchema.member_orders`); an instance object is ordered like
     the one that names most of its keys (the one most likely to govern it), other keys last. It
     only orders the search of :func:`accepts` — the first try is then usually the one the grammar
     wants; a wrong guess costs time, never the answer.

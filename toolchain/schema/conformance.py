@@ -12,7 +12,7 @@ one), ``false_positive_silent`` (invalid, accepted, nothing reported on its path
 ``refused`` (the compiler refused the schema with a reason), ``error`` (crash, timeout, or an
 invalid instance whose member-order search ran out of budget: undecided, so not counted as a pass).
 
-Instances are serialised canonically (:mod:`toolchain.schema.canonical`); an instance with no
+Instances are serialised canonically (:mod:`gramwright.schema.canonical`); an instance with no
 canonical text (a lone surrogate, a non-finite number) counts as rejected, so a valid one is a
 false negative — nothing is hidden.
 
@@ -36,12 +36,12 @@ from typing import Any
 
 from jsonschema import FormatChecker
 
-from toolchain.schema.api import compile_schema
-from toolchain.schema.compiler.core import VALIDATOR_CLASSES
-from toolchain.schema.compiler.options import CompileOptions
-from toolchain.schema.errors import SchemaCompileError
-from toolchain.schema.report import CompileReport
-from toolchain.schema.resolve import TEST_SUITE_REMOTE, Loc, SchemaRegistry, escape_segment
+from gramwright.schema.api import compile_schema
+from gramwright.schema.compiler.core import VALIDATOR_CLASSES
+from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.errors import SchemaCompileError
+from gramwright.schema.report import CompileReport
+from gramwright.schema.resolve import TEST_SUITE_REMOTE, Loc, SchemaRegistry, escape_segment
 
 CATEGORIES = (
     "pass",
@@ -221,9 +221,9 @@ def _alarm(seconds: float) -> Iterator[None]:
 
 
 def run_group(group: SchemaGroup, *, timeout_s: float = 10.0, case_budget: int = 50_000) -> GroupResult:
-    from toolchain.grammar.errors import GrammarError
-    from toolchain.recognizer import Recognizer, compile_grammar
-    from toolchain.schema.canonical import KeyOrder, SearchBudgetExceeded, accepts
+    from gramwright.grammar.errors import GrammarError
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.schema.canonical import KeyOrder, SearchBudgetExceeded, accepts
 
     options = CompileOptions(
         formats="assert" if group.formats == "assert" else "annotate",
@@ -376,7 +376,7 @@ def run_conformance(
     every: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> ConformanceResult:
-    from toolchain.recognizer import compile_grammar
+    from gramwright.recognizer import compile_grammar
 
     groups = sample(discover(path, optional=optional), every)
     result = ConformanceResult()

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
+from gramwright.errors import SchemaError
 
-class SchemaError(Exception):
-    """Base class for schema problems; ``hint`` says what to do about it."""
-
-    hint: str = ""
-
-    def one_line(self) -> str:
-        return str(self) + (f" (hint: {self.hint})" if self.hint else "")
+__all__ = ["SchemaCompileError", "SchemaError", "SchemaLoadError", "UnsatisfiableSchema", "UnsupportedSchema"]
 
 
 class SchemaLoadError(SchemaError):
@@ -17,12 +12,10 @@ class SchemaLoadError(SchemaError):
 
     def __init__(self, path: str, message: str, *, line: int = 0, column: int = 0) -> None:
         self.path = path
-        self.message = message
         self.line = line
         self.column = column
         where = f"{path}:{line}:{column}" if line else path
-        self.hint = "fix the JSON syntax at that position" if line else ""
-        super().__init__(f"{where}: {message}")
+        super().__init__(message, where=where, hint="fix the JSON syntax at that position" if line else "")
 
 
 class SchemaCompileError(SchemaError):
@@ -36,8 +29,7 @@ class SchemaCompileError(SchemaError):
         self.pointer = pointer
         self.reason = reason
         self.keyword = keyword or _last_segment(pointer)
-        self.hint = hint
-        super().__init__(f"{pointer or '/'}: {reason}")
+        super().__init__(reason, where=f"schema {pointer or '#'}", hint=hint)
 
 
 class UnsatisfiableSchema(SchemaCompileError):

@@ -8,7 +8,7 @@ the grammar let through; ``reason`` always says what the grammar is, and for ``e
 is wider. Several checkers are far looser than their RFCs (``email`` only looks for an ``@``,
 ``uuid`` goes through ``uuid.UUID``); the grammar follows the checker, and says so.
 
-Formats are mostly written as ECMA-262 regexes (:func:`toolchain.regex.regex_to_expr` in full-match
+Formats are mostly written as ECMA-262 regexes (:func:`gramwright.regex.regex_to_expr` in full-match
 mode) so that each reads like its ABNF; large Unicode sets are built as IR classes directly.
 """
 
@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from toolchain.grammar.ir import Expr, alt, char_class, literal, repeat, seq
-from toolchain.regex import charsets as cs
-from toolchain.regex import regex_to_expr
-from toolchain.regex.translate import ANY_CHAR
+from gramwright.grammar.ir import Expr, alt, char_class, literal, repeat, seq
+from gramwright.regex import charsets as cs
+from gramwright.regex import regex_to_expr
+from gramwright.regex.translate import ANY_CHAR
 
 
 @dataclass(frozen=True)

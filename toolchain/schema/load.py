@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolchain.schema.errors import SchemaLoadError
+from gramwright.schema.errors import SchemaLoadError
 
 Schema = dict[str, Any] | bool
 

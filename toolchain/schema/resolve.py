@@ -36,7 +36,7 @@ from referencing.jsonschema import (
     specification_with,
 )
 
-from toolchain.schema.errors import UnsupportedSchema
+from gramwright.schema.errors import UnsupportedSchema
 
 # Drafts as numbers so that "from draft 2019-09 on" is a comparison.
 DRAFT_NUMBERS: dict[str, int] = {

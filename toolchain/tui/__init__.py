@@ -1,7 +1,7 @@
 """The Textual TUI: ``gramwright tui [SCHEMA.json]``.
 
-A thin layer over the core (linter, compiler, recognizer, generation): :mod:`toolchain.tui.session`
-and :mod:`toolchain.tui.sampler` make the calls, the widgets render their plain results.
+A thin layer over the core (linter, compiler, recognizer, generation): :mod:`gramwright.tui.session`
+and :mod:`gramwright.tui.sampler` make the calls, the widgets render their plain results.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def run_tui(
     profile: str = "gramwright",
     max_tokens: int = 256,
 ) -> None:
-    from toolchain.tui.app import GramwrightApp
+    from gramwright.tui.app import GramwrightApp
 
     GramwrightApp(schema, model=model, profile=profile, max_tokens=max_tokens).run()
 

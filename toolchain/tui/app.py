@@ -22,10 +22,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from toolchain.lint import DEFAULT_PROFILE, LintReport
-from toolchain.tui.commands import GramwrightCommands
-from toolchain.tui.help import topic
-from toolchain.tui.messages import (
+from gramwright.lint import DEFAULT_PROFILE, LintReport
+from gramwright.tui.commands import GramwrightCommands
+from gramwright.tui.help import topic
+from gramwright.tui.messages import (
     GotoPointer,
     GotoPosition,
     ProfileChosen,
@@ -33,16 +33,16 @@ from toolchain.tui.messages import (
     SampleRequested,
     TokenSampled,
 )
-from toolchain.tui.sampler import SampleCancelled, SampleOutcome, Sampler
-from toolchain.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt, QuitChoice
-from toolchain.tui.session import CompiledView, SchemaSession, Whitespace, parse_schema_text
-from toolchain.tui.styles import CSS
-from toolchain.tui.widgets.check import CheckPanel
-from toolchain.tui.widgets.diagnostics import DiagnosticsPanel
-from toolchain.tui.widgets.editor import SchemaEditor
-from toolchain.tui.widgets.errors import ErrorBar, record
-from toolchain.tui.widgets.grammar import GrammarPanel
-from toolchain.tui.widgets.sample import SamplePanel
+from gramwright.tui.sampler import SampleCancelled, SampleOutcome, Sampler
+from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt, QuitChoice
+from gramwright.tui.session import CompiledView, SchemaSession, Whitespace, parse_schema_text
+from gramwright.tui.styles import CSS
+from gramwright.tui.widgets.check import CheckPanel
+from gramwright.tui.widgets.diagnostics import DiagnosticsPanel
+from gramwright.tui.widgets.editor import SchemaEditor
+from gramwright.tui.widgets.errors import ErrorBar, record
+from gramwright.tui.widgets.grammar import GrammarPanel
+from gramwright.tui.widgets.sample import SamplePanel
 
 LINT_DELAY_S = 0.3  # lint and compile this long after the last keystroke
 
@@ -384,7 +384,7 @@ class GramwrightApp(App[None]):
 
     @on(GotoPointer)
     def _goto_pointer(self, event: GotoPointer) -> None:
-        from toolchain.lint.render.locate import locate, pointer_positions
+        from gramwright.lint.render.locate import locate, pointer_positions
 
         where = locate(pointer_positions(self.editor.text), event.pointer)
         if where is None:

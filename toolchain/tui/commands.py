@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from toolchain.tui.session import Whitespace
+from gramwright.tui.session import Whitespace
 
 if TYPE_CHECKING:
-    from toolchain.tui.app import GramwrightApp
+    from gramwright.tui.app import GramwrightApp
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Constrained generation for the sample panel: the same calls as ``gramwright generate``.
 
-The wiring follows :func:`toolchain.cli.generate_cmd.run_generation` (load the model, build the
+The wiring follows :func:`gramwright.cli.generate_cmd.run_generation` (load the model, build the
 token vocabulary and the grammar engine, the schema in the system prompt, generate, validate), with
 two things an interactive session needs: the model and the engines are kept between runs, and every
 token is handed to a callback that can stop the run (the TUI's cancel).
@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolchain.sources import LoadedGrammar
+from gramwright.sources import LoadedGrammar
 
 Progress = Callable[[str], None]
 
@@ -47,8 +47,8 @@ class Sampler:
     def _ensure_model(self, progress: Progress) -> None:
         if self._loaded is not None:
             return
-        from toolchain.engine.vocab import TokenVocabulary
-        from toolchain.models.loader import load_model
+        from gramwright.engine.vocab import TokenVocabulary
+        from gramwright.models.loader import load_model
 
         loaded = load_model(self.model_spec, progress=progress)
         progress(f"model {loaded.name} on {loaded.device} ({loaded.load_s:.1f}s); reading the vocabulary")
@@ -56,7 +56,7 @@ class Sampler:
         self._loaded = loaded
 
     def _engine(self, loaded_grammar: LoadedGrammar, progress: Progress) -> Any:
-        from toolchain.engine.cache import load_engine
+        from gramwright.engine.cache import load_engine
 
         key = hash(loaded_grammar.grammar)
         if key not in self._engines:
@@ -76,12 +76,12 @@ class Sampler:
     ) -> SampleOutcome:
         """Generate under ``loaded_grammar``; ``on_token`` gets each ``StepTrace`` and may raise
         :class:`SampleCancelled` to stop."""
-        from toolchain.decode.generate import generate
-        from toolchain.decode.prompt import system_prompt
-        from toolchain.engine.cache import save_engine
-        from toolchain.grammar.gbnf import emit_gbnf
-        from toolchain.models.loader import apply_chat_template
-        from toolchain.validate import validate_output
+        from gramwright.decode.generate import generate
+        from gramwright.decode.prompt import system_prompt
+        from gramwright.engine.cache import save_engine
+        from gramwright.grammar.gbnf import emit_gbnf
+        from gramwright.models.loader import apply_chat_template
+        from gramwright.validate import validate_output
 
         progress("loading model")
         self._ensure_model(progress)

@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-from toolchain.tui.help import GLOBAL_KEYS, HelpTopic
-from toolchain.tui.widgets.errors import ErrorRecord
+from gramwright.tui.help import GLOBAL_KEYS, HelpTopic
+from gramwright.tui.widgets.errors import ErrorRecord
 
 QuitChoice = Literal["save", "discard"]
 

@@ -1,4 +1,4 @@
-"""Write the README's screenshot of the TUI: ``python -m toolchain.tui.screenshot OUT.svg``.
+"""Write the README's screenshot of the TUI: ``python -m gramwright.tui.screenshot OUT.svg``.
 
 Opens a schema at a fixed terminal size, waits for the first lint and compile, highlights the
 first error diagnostic and saves Textual's SVG export of the screen.
@@ -11,7 +11,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from toolchain.tui.app import GramwrightApp
+from gramwright.tui.app import GramwrightApp
 
 DEFAULT_SCHEMA = Path("docs/examples/purchase_order.json")
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolchain.fsutil import atomic_write_text
-from toolchain.lint import DEFAULT_PROFILE, LintReport, available_profiles, lint_schema
-from toolchain.sources import LoadedGrammar, ReportItem, load_source
+from gramwright.fsutil import atomic_write_text
+from gramwright.lint import DEFAULT_PROFILE, LintReport, available_profiles, lint_schema
+from gramwright.sources import LoadedGrammar, ReportItem, load_source
 
 Whitespace = Literal["compact", "flexible"]
 
@@ -62,7 +62,7 @@ class CompiledView:
         return [item for item in self.loaded.report if item.status != "exact"]
 
     def recognizer_grammar(self) -> Any:
-        from toolchain.recognizer import compile_grammar
+        from gramwright.recognizer import compile_grammar
 
         if self._recognizer_grammar is None:
             self._recognizer_grammar = compile_grammar(self.loaded.grammar)
@@ -112,15 +112,15 @@ class SchemaSession:
         return lint_schema(schema, profile=profile or self.profile, file=self.name)
 
     def compile(self, text: str) -> CompiledView:
-        from toolchain.grammar.gbnf import emit_gbnf
+        from gramwright.grammar.gbnf import emit_gbnf
 
         source = str(self.path) if self.path else self.name
         loaded = load_source(source, text=text, whitespace=self.whitespace)
         return CompiledView(text, loaded, emit_gbnf(loaded.grammar), self.whitespace)
 
     def check(self, view: CompiledView, data: bytes) -> dict[str, object]:
-        from toolchain.checking import check_document
-        from toolchain.recognizer import Recognizer
+        from gramwright.checking import check_document
+        from gramwright.recognizer import Recognizer
 
         # As `gramwright check` does: a pasted document usually ends with one newline.
         data = data.removesuffix(b"\n").removesuffix(b"\r")

@@ -1,7 +1,7 @@
 """Renderers: the same diagnostics as human text (rich), JSON, or SARIF 2.1.0."""
 
-from toolchain.lint.render.human import render_human
-from toolchain.lint.render.json_out import render_json, report_dicts
-from toolchain.lint.render.sarif import render_sarif, sarif_log
+from gramwright.lint.render.human import render_human
+from gramwright.lint.render.json_out import render_json, report_dicts
+from gramwright.lint.render.sarif import render_sarif, sarif_log
 
 __all__ = ["render_human", "render_json", "render_sarif", "report_dicts", "sarif_log"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from toolchain.lint.diagnostic import CostEstimate, LintReport
+from gramwright.lint.diagnostic import CostEstimate, LintReport
 
 _STYLE = {"error": "bold red", "warn": "yellow", "info": "cyan"}
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from toolchain.lint.diagnostic import LintReport
+from gramwright.lint.diagnostic import LintReport
 
 
 def report_dicts(reports: Iterable[LintReport]) -> list[dict[str, Any]]:

@@ -13,9 +13,9 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from toolchain.lint.diagnostic import LintReport
-from toolchain.lint.registry import Rule, all_rules
-from toolchain.lint.render.locate import locate, pointer_positions
+from gramwright.lint.diagnostic import LintReport
+from gramwright.lint.registry import Rule, all_rules
+from gramwright.lint.render.locate import locate, pointer_positions
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warn": "warning", "info": "note", "off": "none"}

@@ -1,6 +1,6 @@
 """The lint rules, one module per concern; importing this package registers them all."""
 
-from toolchain.lint.rules import (  # noqa: F401 - imported for their registrations
+from gramwright.lint.rules import (  # noqa: F401 - imported for their registrations
     arrays,
     budget,
     compile,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.facts import declared_types, is_array, number
-from toolchain.lint.registry import node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.facts import declared_types, is_array, number
+from gramwright.lint.registry import node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 
 @node_rule(

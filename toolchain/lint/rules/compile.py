@@ -1,6 +1,6 @@
 """compile/*, size/grammar-budget: what *our* compiler reports about the schema.
 
-These rules read the compile report of ``toolchain.schema.compile_schema``; without the compiler
+These rules read the compile report of ``gramwright.schema.compile_schema``; without the compiler
 they find nothing (the cost estimate then says the compiler was unavailable).
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.registry import document_rule
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.registry import document_rule
 
 
 @document_rule(

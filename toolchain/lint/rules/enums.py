@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding, Fix
-from toolchain.lint.facts import canonical, declared_types, short, value_has_type
-from toolchain.lint.registry import node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding, Fix
+from gramwright.lint.facts import canonical, declared_types, short, value_has_type
+from gramwright.lint.registry import node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 
 def _common_prefix(a: str, b: str) -> int:

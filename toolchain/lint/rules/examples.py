@@ -9,11 +9,11 @@ import jsonschema
 import referencing
 import referencing.exceptions
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.registry import node_rule
-from toolchain.lint.rules.meta import _VALIDATOR_BY_DRAFT
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.registry import node_rule
+from gramwright.lint.rules.meta import _VALIDATOR_BY_DRAFT
+from gramwright.lint.walker import Node, join_pointer
 
 _CACHE_KEY = "example/invalid:validator"
 

@@ -12,12 +12,12 @@ import jsonschema
 import jsonschema.validators
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding, Fix
-from toolchain.lint.dialects import ALL_KEYWORDS, ANNOTATIONS, DRAFT_ORDER, introduced_in
-from toolchain.lint.regex import regex_error
-from toolchain.lint.registry import document_rule, node_rule
-from toolchain.lint.walker import SINGLE, Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding, Fix
+from gramwright.lint.dialects import ALL_KEYWORDS, ANNOTATIONS, DRAFT_ORDER, introduced_in
+from gramwright.lint.regex import regex_error
+from gramwright.lint.registry import document_rule, node_rule
+from gramwright.lint.walker import SINGLE, Node, join_pointer
 
 MAX_METASCHEMA_ERRORS = 20
 

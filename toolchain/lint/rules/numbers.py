@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.facts import declared_types, number
-from toolchain.lint.registry import node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.facts import declared_types, number
+from gramwright.lint.registry import node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.facts import declared_types, is_nullable, required_names
-from toolchain.lint.registry import document_rule, node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.facts import declared_types, is_nullable, required_names
+from gramwright.lint.registry import document_rule, node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 _EXIT_WORDS = (
     "other",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding, Fix
-from toolchain.lint.registry import document_rule, node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding, Fix
+from gramwright.lint.registry import document_rule, node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 _REF_NEUTRAL = frozenset(
     {

@@ -7,12 +7,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.facts import canonical, declared_types, number, required_names, value_has_type
-from toolchain.lint.regex import regex_error
-from toolchain.lint.registry import node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.facts import canonical, declared_types, number, required_names, value_has_type
+from gramwright.lint.regex import regex_error
+from gramwright.lint.registry import node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 _PAIRS = (
     ("minLength", "maxLength"),

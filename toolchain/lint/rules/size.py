@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.registry import document_rule
-from toolchain.lint.walker import join_pointer
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.registry import document_rule
+from gramwright.lint.walker import join_pointer
 
 
 @document_rule(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from toolchain.lint.budget import FORMAT_MAX_BYTES
-from toolchain.lint.context import LintContext
-from toolchain.lint.diagnostic import Finding
-from toolchain.lint.facts import declared_types, is_string
-from toolchain.lint.regex import pattern_facts, regex_error
-from toolchain.lint.registry import node_rule
-from toolchain.lint.walker import Node, join_pointer
+from gramwright.lint.budget import FORMAT_MAX_BYTES
+from gramwright.lint.context import LintContext
+from gramwright.lint.diagnostic import Finding
+from gramwright.lint.facts import declared_types, is_string
+from gramwright.lint.regex import pattern_facts, regex_error
+from gramwright.lint.registry import node_rule
+from gramwright.lint.walker import Node, join_pointer
 
 
 def _bounded_pattern(pattern: object) -> bool:

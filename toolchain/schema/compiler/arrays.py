@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolchain.grammar.ir import Expr, Ref, literal, repeat, seq
-from toolchain.schema.compiler.collector import Collector
-from toolchain.schema.compiler.emit import TypeUnsat
-from toolchain.schema.compiler.parts import Part
-from toolchain.schema.errors import UnsatisfiableSchema
+from gramwright.grammar.ir import Expr, Ref, literal, repeat, seq
+from gramwright.schema.compiler.collector import Collector
+from gramwright.schema.compiler.emit import TypeUnsat
+from gramwright.schema.compiler.parts import Part
+from gramwright.schema.errors import UnsatisfiableSchema
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 
 def array_expr(c: Compiler, col: Collector, hint: str) -> Expr:

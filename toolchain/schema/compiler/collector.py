@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolchain.schema.compiler.numbers import NumberSpec
-from toolchain.schema.compiler.parts import Part
-from toolchain.schema.resolve import Loc
+from gramwright.schema.compiler.numbers import NumberSpec
+from gramwright.schema.compiler.parts import Part
+from gramwright.schema.resolve import Loc
 
 ALL_TYPES = ("null", "boolean", "integer", "fraction", "string", "array", "object")
 # "number" is integers and non-integers; the split lets `type: integer` and `not: {type: integer}`
@@ -80,7 +80,7 @@ class Collector:
         self.types &= allowed
 
     def set_enum(self, values: list[Any], pointer: str) -> None:
-        from toolchain.schema.canonical import json_key
+        from gramwright.schema.canonical import json_key
 
         if self.enum is None:
             self.enum = list(values)

@@ -26,14 +26,14 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from toolchain.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, seq
-from toolchain.schema.compiler import keywords as kw
-from toolchain.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
-from toolchain.schema.compiler.options import CompileOptions
-from toolchain.schema.compiler.parts import DISJUNCTIVE, Part
-from toolchain.schema.errors import SchemaCompileError, UnsatisfiableSchema, UnsupportedSchema
-from toolchain.schema.report import CompileReport, Status
-from toolchain.schema.resolve import Loc, SchemaRegistry, dynamic_scope_key
+from gramwright.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, seq
+from gramwright.schema.compiler import keywords as kw
+from gramwright.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
+from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
+from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema, UnsupportedSchema
+from gramwright.schema.report import CompileReport, Status
+from gramwright.schema.resolve import Loc, SchemaRegistry, dynamic_scope_key
 
 ALL_CONSUMED = frozenset({"*"})
 APPLICATORS = frozenset({"allOf", "$ref", "$dynamicRef", "$recursiveRef", "not"})
@@ -289,7 +289,7 @@ class Compiler:
         return Ref(rule)
 
     def body(self, parts: list[Part], hint: str, chain: frozenset[ConjKey], key: ConjKey) -> Expr:
-        from toolchain.schema.compiler.disjunctions import decide_ifs
+        from gramwright.schema.compiler.disjunctions import decide_ifs
 
         # `if`s the rest of the conjunction already decides need no split (discriminators: once
         # `kind` is "a", every other `kind` test is false) — decided all at once, repeatedly.
@@ -305,7 +305,7 @@ class Compiler:
             for keyword in DISJUNCTIVE:
                 if keyword in p.schema and self.asserts(keyword, p.loc.draft) and keyword not in p.consumed:
                     return self.distribute(parts, i, keyword, hint, chain, key)
-        from toolchain.schema.compiler.emit import emit
+        from gramwright.schema.compiler.emit import emit
 
         return emit(self, parts, hint)
 
@@ -313,7 +313,7 @@ class Compiler:
     def distribute(
         self, parts: list[Part], i: int, keyword: str, hint: str, chain: frozenset[ConjKey], key: ConjKey
     ) -> Expr:
-        from toolchain.schema.compiler import disjunctions
+        from gramwright.schema.compiler import disjunctions
 
         return disjunctions.distribute(self, parts, i, keyword, hint, chain, key)
 
@@ -392,8 +392,8 @@ def finish_grammar(rules: dict[str, Expr], rule_pointers: dict[str, str]) -> Gra
     Left recursion cannot arise: a conjunction met again before any input is consumed is caught
     while compiling (``ZeroWidthCycle``); the recognizer's own analysis would still refuse it.
     """
-    from toolchain.grammar.analysis import prepare, productive_rules
-    from toolchain.grammar.errors import EmptyLanguageError
+    from gramwright.grammar.analysis import prepare, productive_rules
+    from gramwright.grammar.errors import EmptyLanguageError
 
     grammar = Grammar(_collapse_aliases(rules), "root")
     if len(productive_rules(grammar)) < len(grammar.rules):

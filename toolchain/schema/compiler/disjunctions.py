@@ -18,21 +18,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolchain.grammar.ir import Expr, alt
-from toolchain.schema.compiler.collector import ALL_TYPES
-from toolchain.schema.compiler.parts import DISJUNCTIVE, Part
-from toolchain.schema.compiler.types import declared_types, json_type, possible_types
-from toolchain.schema.errors import UnsatisfiableSchema, UnsupportedSchema
-from toolchain.schema.resolve import Loc
+from gramwright.grammar.ir import Expr, alt
+from gramwright.schema.compiler.collector import ALL_TYPES
+from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
+from gramwright.schema.compiler.types import declared_types, json_type, possible_types
+from gramwright.schema.errors import UnsatisfiableSchema, UnsupportedSchema
+from gramwright.schema.resolve import Loc
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler, ConjKey
+    from gramwright.schema.compiler.core import Compiler, ConjKey
 
 
 def distribute(
     c: Compiler, parts: list[Part], i: int, keyword: str, hint: str, chain: frozenset[ConjKey], key: ConjKey
 ) -> Expr:
-    from toolchain.schema.compiler.core import ZeroWidthCycle
+    from gramwright.schema.compiler.core import ZeroWidthCycle
 
     p = parts[i]
     rest = parts[:i] + parts[i + 1 :]
@@ -194,7 +194,7 @@ def _signature(c: Compiler, parts: list[Part]) -> _Signature:
 
 
 def _member(value: Any, values: list[Any]) -> bool:
-    from toolchain.schema.canonical import json_equal
+    from gramwright.schema.canonical import json_equal
 
     return any(json_equal(value, w) for w in values)
 
@@ -276,7 +276,7 @@ class _PartFacts:
     __slots__ = ("allowed", "excluded", "forbidden", "required", "types")
 
     def __init__(self, c: Compiler, p: Part) -> None:
-        from toolchain.schema.canonical import json_key
+        from gramwright.schema.canonical import json_key
 
         self.types: set[str] | None = None  # None: says nothing about types
         self.required: list[str] = []
@@ -432,7 +432,7 @@ def _condition_tests(c: Compiler, p: Part) -> _Tests | None:
 
 
 def _condition_tests_uncached(c: Compiler, cond: Any, draft: int) -> _Tests | None:
-    from toolchain.schema.canonical import json_key
+    from gramwright.schema.canonical import json_key
 
     if not isinstance(cond, dict):
         return None

@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from toolchain.grammar.ir import Expr, alt, literal, seq
-from toolchain.schema.compiler import keywords as kw
-from toolchain.schema.compiler.collector import Collector
-from toolchain.schema.compiler.numbers import number_expr
-from toolchain.schema.compiler.parts import Part
-from toolchain.schema.errors import UnsatisfiableSchema
+from gramwright.grammar.ir import Expr, alt, literal, seq
+from gramwright.schema.compiler import keywords as kw
+from gramwright.schema.compiler.collector import Collector
+from gramwright.schema.compiler.numbers import number_expr
+from gramwright.schema.compiler.parts import Part
+from gramwright.schema.errors import UnsatisfiableSchema
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 
 class TypeUnsat(Exception):
@@ -49,7 +49,7 @@ def emit(c: Compiler, parts: list[Part], hint: str) -> Expr:
     col = collect(c, parts)
     if col.enum is not None:
         return _enum(c, col, parts)
-    from toolchain.schema.compiler.negation import apply_negations
+    from gramwright.schema.compiler.negation import apply_negations
 
     apply_negations(c, col, [p for p in parts if p.negated])
     alts: list[Expr] = []
@@ -92,8 +92,8 @@ def _enum(c: Compiler, col: Collector, parts: list[Part]) -> Expr:
     Parts that say no more than ``enum``/``const``/``type`` need no validator: every candidate is
     in each enum already (they were intersected) and the type is checked directly.
     """
-    from toolchain.schema.canonical import json_key
-    from toolchain.schema.compiler.types import json_type
+    from gramwright.schema.canonical import json_key
+    from gramwright.schema.compiler.types import json_type
 
     assert col.enum is not None
     draft4 = c.registry.root_draft <= 4
@@ -147,7 +147,7 @@ def value_expr(c: Compiler, value: Any) -> Expr:
 
 
 def _value_expr(c: Compiler, value: Any) -> Expr:
-    from toolchain.schema.canonical import dumps
+    from gramwright.schema.canonical import dumps
 
     draft4 = c.registry.root_draft <= 4
     if c.options.whitespace != "flexible" or not isinstance(value, dict | list) or not value:
@@ -185,7 +185,7 @@ def _numbers(c: Compiler, col: Collector, hint: str) -> Expr | None:
 
 
 def _strings(c: Compiler, col: Collector, hint: str) -> Expr | None:
-    from toolchain.schema.compiler.strings import string_expr
+    from gramwright.schema.compiler.strings import string_expr
 
     expr = string_expr(c, col)
     if expr is None:
@@ -194,12 +194,12 @@ def _strings(c: Compiler, col: Collector, hint: str) -> Expr | None:
 
 
 def _arrays(c: Compiler, col: Collector, hint: str) -> Expr | None:
-    from toolchain.schema.compiler.arrays import array_expr
+    from gramwright.schema.compiler.arrays import array_expr
 
     return array_expr(c, col, hint)
 
 
 def _objects(c: Compiler, col: Collector, hint: str) -> Expr | None:
-    from toolchain.schema.compiler.objects import object_expr
+    from gramwright.schema.compiler.objects import object_expr
 
     return object_expr(c, col, hint)

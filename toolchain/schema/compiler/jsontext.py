@@ -20,7 +20,7 @@ import functools
 import json
 from typing import Any
 
-from toolchain.grammar.ir import (
+from gramwright.grammar.ir import (
     MAX_CODE_POINT,
     Alt,
     CharClass,
@@ -154,8 +154,8 @@ def whitespace_rule(max_blanks: int) -> Expr:
 
 
 def canonical_json(value: Any) -> str:
-    """The canonical text of a JSON value (see :mod:`toolchain.schema.canonical`)."""
-    from toolchain.schema.canonical import dumps
+    """The canonical text of a JSON value (see :mod:`gramwright.schema.canonical`)."""
+    from gramwright.schema.canonical import dumps
 
     return dumps(value)
 

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from toolchain.schema.compiler.collector import TYPE_NAMES, ArrayPart, Collector, ObjectPart
-from toolchain.schema.compiler.parts import Part
-from toolchain.schema.errors import SchemaCompileError, UnsupportedSchema
-from toolchain.schema.resolve import Loc
+from gramwright.schema.compiler.collector import TYPE_NAMES, ArrayPart, Collector, ObjectPart
+from gramwright.schema.compiler.parts import Part
+from gramwright.schema.errors import SchemaCompileError, UnsupportedSchema
+from gramwright.schema.resolve import Loc
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 Handler = Callable[["Compiler", Collector, Any, Part], None]
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolchain.schema.compiler.collector import Collector
-from toolchain.schema.compiler.keywords import as_fraction
-from toolchain.schema.compiler.parts import DISJUNCTIVE, Part
-from toolchain.schema.compiler.types import declared_types, json_type
-from toolchain.schema.errors import SchemaCompileError, UnsatisfiableSchema
+from gramwright.schema.compiler.collector import Collector
+from gramwright.schema.compiler.keywords import as_fraction
+from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
+from gramwright.schema.compiler.types import declared_types, json_type
+from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 _RELEVANT: dict[str, frozenset[str]] = {
     "string": frozenset({"minLength", "maxLength", "pattern", "format"}),

@@ -1,6 +1,6 @@
 """Numbers and integers as exact digit grammars.
 
-Canonical numbers (see :mod:`toolchain.schema.canonical`): integers and integral floats are written
+Canonical numbers (see :mod:`gramwright.schema.canonical`): integers and integral floats are written
 as plain integers (``-?(0|[1-9][0-9]*)``); other floats as Python's shortest ``repr``, which uses a
 decimal fraction for ``1e-4 <= |x| < 1e16`` and an exponent (``1.5e-07``) for smaller magnitudes —
 larger floats are always integral, so they are written as integers. The bounded grammars below accept
@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from toolchain.grammar.ir import Expr, Ref, alt, char_class, literal, repeat, seq
-from toolchain.schema.compiler.jsontext import DIGIT, DIGIT19
+from gramwright.grammar.ir import Expr, Ref, alt, char_class, literal, repeat, seq
+from gramwright.schema.compiler.jsontext import DIGIT, DIGIT19
 
 MAX_ENUMERATED = 256
 _TINY_EXP = alt(seq(literal("0"), char_class([(0x35, 0x39)])), seq(DIGIT19, repeat(DIGIT, 1, None)))

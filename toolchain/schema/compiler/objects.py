@@ -20,16 +20,16 @@ import contextlib
 import re
 from typing import TYPE_CHECKING
 
-from toolchain.grammar.ir import Alt, Expr, Ref, alt, literal, repeat, seq
-from toolchain.schema.compiler.collector import Collector, ObjectPart
-from toolchain.schema.compiler.emit import TypeUnsat
-from toolchain.schema.compiler.jsontext import QUOTE, string_literal
-from toolchain.schema.compiler.parts import Part
-from toolchain.schema.errors import UnsatisfiableSchema
-from toolchain.schema.resolve import Loc
+from gramwright.grammar.ir import Alt, Expr, Ref, alt, literal, repeat, seq
+from gramwright.schema.compiler.collector import Collector, ObjectPart
+from gramwright.schema.compiler.emit import TypeUnsat
+from gramwright.schema.compiler.jsontext import QUOTE, string_literal
+from gramwright.schema.compiler.parts import Part
+from gramwright.schema.errors import UnsatisfiableSchema
+from gramwright.schema.resolve import Loc
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 
 def _search(pattern: str, name: str) -> bool | None:
@@ -136,7 +136,7 @@ class _Objects:
         return c.helper_rule(alt(*alts), f"{self.hint}/other")
 
     def pattern_key(self, pattern: str, ptr: str, declared: list[str]) -> tuple[Expr, bool]:
-        from toolchain.schema.compiler.strings import _content_of_pattern
+        from gramwright.schema.compiler.strings import _content_of_pattern
 
         content = _content_of_pattern(self.c, pattern, ptr)
         regex_exact = content is not None and self.c.report.is_exact(ptr)
@@ -163,7 +163,7 @@ class _Objects:
 
     def free_key(self, declared: list[str]) -> Expr:
         """Keys other than the declared names (restricted by propertyNames where exact)."""
-        from toolchain.schema.compiler.strings import _all_but
+        from gramwright.schema.compiler.strings import _all_but
 
         c = self.c
         if self.col.property_names:

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from toolchain.schema.resolve import Loc
+from gramwright.schema.resolve import Loc
 
 # Keywords without assertions: no grammar, no report entry.
 ANNOTATIONS = frozenset(
@@ -69,6 +69,6 @@ class Part:
         return replace(self, consumed=self.consumed | {keyword})
 
     def pointer(self, keyword: str) -> str:
-        from toolchain.schema.resolve import escape_segment
+        from gramwright.schema.resolve import escape_segment
 
         return f"{self.loc.pointer}/{escape_segment(keyword)}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from toolchain.grammar.ir import (
+from gramwright.grammar.ir import (
     EMPTY,
     Alt,
     CharClass,
@@ -26,17 +26,17 @@ from toolchain.grammar.ir import (
     repeat,
     seq,
 )
-from toolchain.schema.compiler.collector import Collector
-from toolchain.schema.compiler.jsontext import QUOTE
+from gramwright.schema.compiler.collector import Collector
+from gramwright.schema.compiler.jsontext import QUOTE
 
 if TYPE_CHECKING:
-    from toolchain.schema.compiler.core import Compiler
+    from gramwright.schema.compiler.core import Compiler
 
 
 @functools.lru_cache(maxsize=4096)
 def _translate(pattern: str, max_repeat: int) -> tuple[Expr | None, bool, str]:
     """(content, exact, note) of a pattern; memoised: schemas repeat their patterns a lot."""
-    from toolchain.regex import RegexUnsupported, regex_to_expr
+    from gramwright.regex import RegexUnsupported, regex_to_expr
 
     try:
         res = regex_to_expr(pattern, search=True, max_repeat=max_repeat, widen_lookaround=True)
@@ -59,7 +59,7 @@ def _content_of_pattern(c: Compiler, pattern: str, ptr: str) -> Expr | None:
 
 @functools.lru_cache(maxsize=256)
 def _format(name: str) -> tuple[Expr | None, bool, str]:
-    from toolchain.schema.formats import format_expr
+    from gramwright.schema.formats import format_expr
 
     res = format_expr(name)
     if res is None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolchain.schema.compiler.collector import ALL_TYPES, TYPE_NAMES
-from toolchain.schema.compiler.parts import Part
+from gramwright.schema.compiler.collector import ALL_TYPES, TYPE_NAMES
+from gramwright.schema.compiler.parts import Part
 
 
 def json_type(value: Any) -> str:

@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from toolchain.tui.session import CompiledView
-from toolchain.tui.widgets.editor import code_area
+from gramwright.tui.session import CompiledView
+from gramwright.tui.widgets.editor import code_area
 
 
 def verdict_text(verdict: dict[str, object], view: CompiledView) -> Text:

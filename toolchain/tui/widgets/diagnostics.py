@@ -11,9 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from toolchain.lint import Diagnostic, LintReport
-from toolchain.tui.messages import GotoPointer, GotoPosition, ProfileChosen
-from toolchain.tui.session import ParseResult
+from gramwright.lint import Diagnostic, LintReport
+from gramwright.tui.messages import GotoPointer, GotoPosition, ProfileChosen
+from gramwright.tui.session import ParseResult
 
 SEVERITY_STYLE: dict[str, tuple[str, str]] = {
     "error": ("✗", "bold red"),

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
-from toolchain.tui.session import CompiledView
+from gramwright.tui.session import CompiledView
 
 STATUS_STYLE = {"approximated": "yellow", "discarded": "bold red"}
 

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, ProgressBar, Static
 
-from toolchain.tui.messages import SampleRequested
-from toolchain.tui.sampler import SampleOutcome
+from gramwright.tui.messages import SampleRequested
+from gramwright.tui.sampler import SampleOutcome
 
 DEFAULT_PROMPT = "Order two ThinkPad laptops from Lenovo at 5000 each, urgent."
 # Buckets of clipped mass → background: how much of the model's probability the mask removed.
