@@ -55,30 +55,22 @@ def main() -> None:
 
         torch.set_num_threads(args.threads)
 
-    from gramwright.decode.generate import generate
-    from gramwright.decode.prompt import system_prompt
-    from gramwright.engine.cache import load_engine, save_engine
-    from gramwright.engine.vocab import TokenVocabulary
-    from gramwright.models.loader import apply_chat_template, load_model
-    from gramwright.schema import CompileOptions, compile_schema
-    from gramwright.validate import validate_output
+    from gramwright.generation import Generator, SamplingOptions
+    from gramwright.sources import load_source
 
-    schema = json.loads(Path(args.schema).read_text())
-    compiled = compile_schema(schema, options=CompileOptions(close_objects=args.close_objects))
-    approximations = [e for e in compiled.report.entries if e.status != "exact"]
-    lm = load_model(None)
-    vocab = TokenVocabulary.from_loaded(lm)
-    engine = load_engine(compiled.grammar, vocab)
+    source = load_source(args.schema, close_objects=args.close_objects)
+    approximations = source.inexact()
+    generator = Generator()
     runs: list[dict[str, Any]] = []
     for i, request in enumerate(REQUESTS):
-        prompt = apply_chat_template(lm.tokenizer, system_prompt(schema=schema), request)
-        result = generate(lm.model, lm.tokenizer, prompt, engine=engine, max_tokens=args.max_tokens)
-        verdict = validate_output(result.text, schema, result.finish_reason)
+        result = generator.run(source, request, sampling=SamplingOptions(max_tokens=args.max_tokens))
+        assert result.validation is not None
+        verdict = result.validation.to_dict()
         runs.append(
             {
                 "request": request,
                 "finish_reason": result.finish_reason,
-                "tokens": len(result.steps),
+                "tokens": result.tokens,
                 **verdict,
                 "ms_per_token": result.metrics["ms_per_token"],
                 "mask_us_p50": result.metrics["mask_us_p50"],
@@ -88,7 +80,6 @@ def main() -> None:
             }
         )
         print(f"[{i + 1}/{len(REQUESTS)}] {result.finish_reason} valid={verdict['valid']}", file=sys.stderr)
-    save_engine(engine)
     stops = [r for r in runs if r["finish_reason"] == "stop"]
     summary = {
         "close_objects": args.close_objects,

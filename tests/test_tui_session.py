@@ -16,6 +16,7 @@ from gramwright.tui.sampler import SampleOutcome
 from gramwright.tui.session import NEW_SCHEMA, SchemaSession, parse_schema_text
 from gramwright.tui.widgets.errors import one_line, record
 from gramwright.tui.widgets.sample import outcome_text, shade
+from gramwright.validate import validate_output
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "purchase_order.json"
 
@@ -124,7 +125,7 @@ def test_shade_grows_with_clipped_mass() -> None:
 def test_outcome_text_is_honest_about_truncation() -> None:
     outcome = SampleOutcome(
         '{"a":', "length", 40, {"tokens_per_s": 20.0, "ms_per_token": 50.0}, "m",
-        {"parsed": False, "valid": False, "errors": ["truncated: finish_reason=length"]},
+        validate_output('{"a":', {"type": "object"}, "length"),
     )  # fmt: skip
     text = outcome_text(outcome)
     assert isinstance(text, Text)

@@ -1,71 +1,90 @@
-"""Turn a user's grammar source into the one IR: a GBNF file, a JSON Schema, or a bundled name.
+"""Turn a user's grammar source into the one compiled-source type: a GBNF file, a JSON Schema, or a
+bundled grammar name → :class:`CompiledSource`.
 
-Pure core (no printing). The CLI and the TUI both call ``load_source``.
+Everything a later layer needs is kept here, computed once: the prepared grammar, the compile
+report, the rule → schema-pointer map, the member orders (for "reorder" diagnoses) and the
+schema's ``$ref`` registry (so validation resolves a sibling file's ``$ref`` exactly as the
+compiler did). Pure core: no printing. The CLI, the TUI and the public API all call
+:func:`load_source`.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from gramwright.errors import SourceError
+from gramwright.errors import GramwrightError, SourceError
 from gramwright.grammar.analysis import prepare
 from gramwright.grammar.ir import Grammar
+from gramwright.schema.report import ReportEntry
+
+if TYPE_CHECKING:
+    from gramwright.schema.resolve import SchemaRegistry
+
+__all__ = ["CompiledSource", "LoadedGrammar", "ReportItem", "SourceError", "load_source"]
 
 SourceKind = Literal["gbnf", "schema", "bundled"]
 Whitespace = Literal["compact", "flexible"]
 
-
-
-
-@dataclass
-class ReportItem:
-    pointer: str
-    keyword: str
-    status: str  # exact | approximated | discarded
-    reason: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "pointer": self.pointer,
-            "keyword": self.keyword,
-            "status": self.status,
-            "reason": self.reason,
-        }
+# One report-entry type for every layer: the schema compiler's.
+ReportItem = ReportEntry
 
 
 @dataclass
-class LoadedGrammar:
+class CompiledSource:
+    """A grammar source compiled once, with everything validation and diagnostics need."""
+
     grammar: Grammar  # prepared: dead parts pruned, unreachable rules dropped
     kind: SourceKind
     name: str
     compile_ms: float
-    report: list[ReportItem] = field(default_factory=list)
+    report: list[ReportEntry] = field(default_factory=list)
     rule_pointers: dict[str, str] = field(default_factory=dict)
     schema: Any = None
     # schemas: the member orders the grammar writes objects in (for "reorder" diagnoses)
     member_orders: list[tuple[str, ...]] = field(default_factory=list)
+    # schemas: the documents the compile resolved (``$ref`` to files beside the schema included)
+    registry: SchemaRegistry | None = field(default=None, repr=False)
+    whitespace: Whitespace = "compact"
+
+    @property
+    def is_schema(self) -> bool:
+        return self.kind == "schema"
+
+    @property
+    def exact(self) -> bool:
+        """Every schema keyword is enforced by the grammar itself (nothing approximated or dropped)."""
+        return all(item.status == "exact" for item in self.report)
+
+    def inexact(self) -> list[ReportEntry]:
+        return [item for item in self.report if item.status != "exact"]
 
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
         return [self.rule_pointers[r] for r in rules if r in self.rule_pointers]
 
 
-def parse_json_text(text: str, path: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SourceError(path, f"{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+# The name the code used before the one compiled-source type; kept for callers outside the package.
+LoadedGrammar = CompiledSource
 
 
 def load_source(
-    path: str, *, text: str | None = None, whitespace: Whitespace = "compact", close_objects: bool = False
-) -> LoadedGrammar:
-    """Load ``path`` (``.gbnf``, a JSON Schema ``.json``, or a bundled grammar name).
-    ``close_objects``: schemas only — an absent ``additionalProperties`` means ``false``."""
+    path: str,
+    *,
+    text: str | None = None,
+    whitespace: Whitespace = "compact",
+    close_objects: bool = False,
+) -> CompiledSource:
+    """Load and compile ``path``: a ``.gbnf`` file, a JSON Schema ``.json`` file, or a bundled
+    grammar name (``json``, ``arithmetic``, …). ``text`` gives the content instead of reading the
+    file (the TUI's unsaved buffer). ``close_objects``: schemas only — an absent
+    ``additionalProperties`` means ``false``.
+
+    Raises a :class:`~gramwright.errors.GramwrightError` subclass (``SourceError``,
+    ``SchemaError``, ``GrammarError``) that names the file and what to do.
+    """
     from gramwright.grammar import bundled
     from gramwright.grammar.gbnf import parse_gbnf
 
@@ -74,36 +93,58 @@ def load_source(
     if text is None and not p.exists():
         if path in bundled.bundled_names():
             g = prepare(bundled.load_bundled(path))
-            return LoadedGrammar(g, "bundled", path, (time.perf_counter() - t0) * 1000)
+            return CompiledSource(g, "bundled", path, (time.perf_counter() - t0) * 1000)
         names = ", ".join(bundled.bundled_names())
-        raise SourceError(path, "no such file", f"bundled grammars: {names}")
+        raise SourceError(path, "no such file", f"give a .gbnf or .json file, or a bundled grammar: {names}")
     if text is None:
-        try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SourceError(path, f"cannot read: {exc}") from exc
+        if p.is_dir():
+            raise SourceError(path, "is a directory", "give a .gbnf or JSON Schema .json file")
+        text = _read_text(p, path)
     if p.suffix.lower() == ".gbnf":
         g = prepare(parse_gbnf(text, source=path))
-        return LoadedGrammar(g, "gbnf", path, (time.perf_counter() - t0) * 1000)
-    if p.suffix.lower() == ".json" or text.lstrip().startswith(("{", "true", "false")):
-        return _load_schema(path, parse_json_text(text, path), whitespace, close_objects)
+        return CompiledSource(g, "gbnf", path, (time.perf_counter() - t0) * 1000)
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if p.suffix.lower() == ".json" or stripped.startswith(("{", "true", "false")):
+        from gramwright.schema.load import parse_schema_text
+
+        schema = parse_schema_text(text.removeprefix("\ufeff"), path)
+        return _compile_schema(path, schema, whitespace, close_objects)
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
 
-def _load_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: bool) -> LoadedGrammar:
+def _read_text(p: Path, path: str) -> str:
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(
+            path, f"not valid UTF-8 at byte {exc.start}", "save the file as UTF-8 text"
+        ) from None
+
+
+def _compile_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: bool) -> CompiledSource:
     from gramwright.schema import CompileOptions, compile_schema
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
     options = CompileOptions(whitespace=whitespace, close_objects=close_objects)
-    compiled = compile_schema(schema, base_uri=base_uri, options=options)
-    report = [ReportItem(e.pointer, e.keyword, e.status, e.reason) for e in compiled.report.entries]
-    return LoadedGrammar(
+    try:
+        compiled = compile_schema(schema, base_uri=base_uri, options=options)
+    except GramwrightError as exc:
+        if not exc.where.startswith(path):
+            exc.where = f"{path}, {exc.where}" if exc.where else path
+        raise
+    return CompiledSource(
         grammar=prepare(compiled.grammar),
         kind="schema",
         name=path,
         compile_ms=compiled.compile_ms,
-        report=report,
+        report=list(compiled.report.entries),
         rule_pointers=dict(compiled.rule_pointers),
         schema=schema,
         member_orders=list(compiled.member_orders),
+        registry=compiled.registry,
+        whitespace=whitespace,
     )

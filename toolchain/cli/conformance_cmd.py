@@ -25,7 +25,7 @@ Examples:
 
   gramwright conformance ../shared/data/json-schema-test-suite/tests/draft2020-12
 
-  gramwright conformance ../shared/data/jsonschemabench/Github_easy --json --details cases.jsonl
+  gramwright conformance ../shared/data/jsonschemabench/Github_easy --format json --details cases.jsonl
 """
 
 _ORDER = ("pass", "false_negative", "false_positive_reported", "false_positive_silent", "refused", "error")
@@ -54,13 +54,15 @@ def register(app: typer.Typer) -> None:
         path: Path = typer.Argument(
             ..., help="A test-suite draft folder, a JSONSchemaBench split, or a file."
         ),
-        as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+        as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
         details: Path | None = typer.Option(None, "--details", help="Write one JSON line per case here."),
         optional: bool = typer.Option(False, "--optional", help="Include the suite's optional/ files."),
         timeout: float = typer.Option(10.0, "--timeout", help="Seconds per schema compile / per case."),
     ) -> None:
         from gramwright.schema.conformance import run_conformance
 
+        as_json = common.output_format(fmt, as_json) == "json"
         if not path.exists():
             common.fail(f"{path}: no such file or directory")
         with common.user_errors():

@@ -44,111 +44,60 @@ def register(app: typer.Typer) -> None:
             help="Schemas: objects without additionalProperties take no other members, so the model "
             "cannot invent keys (the output still validates against the schema as written).",
         ),
-        as_json: bool = typer.Option(False, "--json", help="Print a JSON result object."),
+        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+        as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     ) -> None:
+        fmt = common.output_format(fmt, as_json)
         if (schema is None) == (grammar is None):
-            common.fail("give exactly one of --schema or --grammar")
+            common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
+        from rich.console import Console
+
+        from gramwright.generation import Generator, SamplingOptions
+        from gramwright.sources import load_source
+
+        console = Console(stderr=True)
+        stream = fmt == "human" and sys.stdout.isatty()
         with common.user_errors():
-            result = run_generation(
-                source=schema or grammar or "",
-                prompt=prompt,
-                model=model,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                top_k=top_k,
-                top_p=top_p,
-                seed=seed,
-                constrain=not no_constrain,
-                stream=not as_json and sys.stdout.isatty(),
-                close_objects=close_objects,
+            # the source first: a bad schema fails before a model is loaded
+            source = load_source(schema or grammar or "", close_objects=close_objects)
+            generator = Generator(model)
+            with console.status("loading model…") as status:
+                lm = generator.load_model(progress=lambda msg: status.update(msg))
+            console.print(
+                f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
             )
-        if as_json:
-            typer.echo(common.dump_json(result), nl=False)
+            result = generator.run(
+                source,
+                prompt,
+                sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                constrain=not no_constrain,
+                on_token=_show if stream else None,
+            )
+        if fmt == "json":
+            typer.echo(common.dump_json(result.to_dict()), nl=False)
         else:
-            if not sys.stdout.isatty():
-                typer.echo(result["text"])
-            else:
-                typer.echo("")
-            m = result["metrics"]
+            typer.echo("" if stream else result.text)
+            m = result.metrics
             typer.echo(
-                f"finish_reason={result['finish_reason']} tokens={result['tokens']} "
+                f"finish_reason={result.finish_reason} tokens={result.tokens} "
                 f"{m.get('ms_per_token')} ms/token"
                 + (f" mask p50={m['mask_us_p50']}µs p99={m['mask_us_p99']}µs" if "mask_us_p50" in m else "")
                 + (f" clipped_mass avg={m['clipped_mass_avg']}" if "clipped_mass_avg" in m else ""),
                 err=True,
             )
-            if "valid" in result:
-                verdict = "valid" if result["valid"] else f"INVALID: {result['errors'][:3]}"
+            if result.finish_reason == "length":
+                typer.echo(
+                    f"truncated: the output hit --max-tokens {max_tokens} before the grammar's end "
+                    "(raise --max-tokens; a truncated output is never parsed as complete)",
+                    err=True,
+                )
+            v = result.validation
+            if v is not None and not v.truncated:
+                verdict = "valid" if v.valid else f"INVALID: {'; '.join(v.errors[:3])}"
                 typer.echo(f"schema validation: {verdict} (content is not guaranteed by masks)", err=True)
-        ok = result["finish_reason"] == "stop" and result.get("valid", True)
-        raise typer.Exit(common.EXIT_OK if ok else common.EXIT_FINDINGS)
+        raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
 
 
-def run_generation(
-    *,
-    source: str,
-    prompt: str,
-    model: str | None,
-    max_tokens: int,
-    temperature: float,
-    top_k: int,
-    top_p: float,
-    seed: int | None,
-    constrain: bool,
-    stream: bool,
-    close_objects: bool = False,
-) -> dict[str, Any]:
-    """Load, compile, generate, validate; returns the JSON result object."""
-    from rich.console import Console
-
-    from gramwright.decode.generate import generate
-    from gramwright.decode.prompt import system_prompt
-    from gramwright.decode.sampling import SamplingParams
-    from gramwright.engine.cache import load_engine, save_engine
-    from gramwright.engine.vocab import TokenVocabulary
-    from gramwright.grammar.gbnf import emit_gbnf
-    from gramwright.models.loader import apply_chat_template, load_model
-    from gramwright.sources import load_source
-    from gramwright.validate import validate_output
-
-    console = Console(stderr=True)
-    loaded_grammar = load_source(source, close_objects=close_objects)
-    with console.status("loading model…") as status:
-        lm = load_model(model, progress=lambda msg: status.update(msg))
-    console.print(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})")
-    vocab = TokenVocabulary.from_loaded(lm)
-    engine = load_engine(loaded_grammar.grammar, vocab) if constrain else None
-    system = system_prompt(
-        schema=loaded_grammar.schema if loaded_grammar.kind == "schema" else None,
-        grammar_text=None if loaded_grammar.kind == "schema" else emit_gbnf(loaded_grammar.grammar),
-    )
-    text_prompt = apply_chat_template(lm.tokenizer, system, prompt)
-
-    def show(step: Any) -> None:
-        sys.stdout.write(step.text.decode("utf-8", "replace"))
-        sys.stdout.flush()
-
-    result = generate(
-        lm.model,
-        lm.tokenizer,
-        text_prompt,
-        engine=engine,
-        max_tokens=max_tokens,
-        params=SamplingParams(temperature, top_k, top_p),
-        seed=seed,
-        on_step=show if stream else None,
-        eos_ids=vocab.eos_ids,
-    )
-    if engine is not None:
-        result.metrics["grammar_cache_hit"] = engine.from_cache
-        save_engine(engine)
-    out: dict[str, Any] = {
-        "text": result.text,
-        "finish_reason": result.finish_reason,
-        "tokens": len(result.steps),
-        "constrained": constrain,
-        "metrics": result.metrics,
-    }
-    if loaded_grammar.kind == "schema":
-        out.update(validate_output(result.text, loaded_grammar.schema, result.finish_reason))
-    return out
+def _show(step: Any) -> None:
+    sys.stdout.write(step.text.decode("utf-8", "replace"))
+    sys.stdout.flush()

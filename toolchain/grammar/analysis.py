@@ -182,7 +182,10 @@ def prepare(g: Grammar) -> Grammar:
     """Check references, prune dead parts, drop unreachable rules, reject left recursion.
 
     Raises UndefinedRuleError, EmptyLanguageError or LeftRecursionError with the rules named.
+    Idempotent and free on a grammar it returned (the result is marked prepared).
     """
+    if getattr(g, "_prepared", False):
+        return g
     missing = g.undefined_refs()
     if missing:
         raise UndefinedRuleError(missing)
@@ -201,4 +204,5 @@ def prepare(g: Grammar) -> Grammar:
     cycle = find_left_recursion(out)
     if cycle:
         raise LeftRecursionError(cycle)
+    object.__setattr__(out, "_prepared", True)
     return out

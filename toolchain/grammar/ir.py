@@ -218,6 +218,9 @@ class Grammar:
     rules: Mapping[str, Expr]
     root: str = "root"
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    # set by ``analysis.prepare`` on what it returns, so that preparing again is free (a schema's
+    # grammar passed through the compiler, the source loader and the recognizer was pruned 3 times)
+    _prepared: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.root not in self.rules:

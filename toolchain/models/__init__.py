@@ -4,10 +4,10 @@ Nothing here downloads anything: a model is the embedded GGUF, a local directory
 already in the local Hugging Face cache.
 """
 
+from gramwright.errors import ModelError
 from gramwright.models.loader import (
     INSTALL_HINT,
     LoadedModel,
-    ModelError,
     ModelNotFoundError,
     VocabInfo,
     apply_chat_template,

@@ -70,11 +70,11 @@ def outcome_text(outcome: SampleOutcome) -> Text:
             f"cache hit {m.get('mask_cache_hit_rate')}"
         )
     v = outcome.validation
-    if v:
-        if v.get("valid"):
+    if v is not None:
+        if v.valid:
             text.append("\nschema validation: ✓ parsed and valid", style="green")
         else:
-            errors = "; ".join(str(e) for e in v.get("errors", [])[:3])
+            errors = "; ".join(v.errors[:3])
             text.append(f"\nschema validation: ✗ {errors}", style="red")
         text.append("  (masks guarantee the form, not the content)", style="dim")
     return text

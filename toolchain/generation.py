@@ -1,0 +1,202 @@
+"""The one generation entry point: source → model → engine → prompt → generate → validate.
+
+``generate_structured(source, prompt)`` runs it once; a :class:`Generator` keeps the loaded model,
+its token vocabulary and one engine per grammar between runs (the TUI's session, a batch job).
+The CLI's ``generate`` and the TUI's sample panel are adapters over these two; neither wires the
+layers itself.
+
+Form comes from the mask; content does not: a schema-constrained result is validated with
+``jsonschema`` (through the compile's ``$ref`` registry) and the verdict is part of the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gramwright.sources import CompiledSource, load_source
+from gramwright.validate import Validation, validate_output
+
+if TYPE_CHECKING:
+    from gramwright.decode.generate import StepTrace
+    from gramwright.engine.matcher import GrammarEngine
+    from gramwright.models.loader import LoadedModel
+
+__all__ = ["Generation", "Generator", "SamplingOptions", "generate_structured"]
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_message: str) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class SamplingOptions:
+    """How tokens are drawn (after the mask): ``temperature`` 0 is greedy."""
+
+    max_tokens: int = 256
+    temperature: float = 0.0
+    top_k: int = 0
+    top_p: float = 1.0
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1")
+        if self.temperature < 0 or self.top_k < 0 or not 0.0 <= self.top_p <= 1.0:
+            raise ValueError("temperature ≥ 0, top_k ≥ 0 and 0 ≤ top_p ≤ 1")
+
+
+@dataclass
+class Generation:
+    """One generation: the text, why it ended, what it cost, and (schemas) the validation verdict."""
+
+    text: str
+    finish_reason: str  # "stop" | "length"
+    tokens: int
+    metrics: dict[str, Any]
+    model: str
+    validation: Validation | None = None
+    constrained: bool = True
+    device: str = ""
+    token_ids: list[int] = field(default_factory=list, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Finished by the model (not truncated) and, where a schema applies, valid."""
+        return self.finish_reason == "stop" and (self.validation is None or self.validation.valid)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "text": self.text,
+            "finish_reason": self.finish_reason,
+            "tokens": self.tokens,
+            "constrained": self.constrained,
+            "model": self.model,
+            "device": self.device,
+            "metrics": self.metrics,
+        }
+        if self.validation is not None:
+            out.update(self.validation.to_dict())
+        return out
+
+
+class Generator:
+    """A loaded model with its vocabulary, and the engine of the grammar last used (engines are
+    also kept on disk, so a new process starts with warm masks)."""
+
+    def __init__(self, model: str | None = None) -> None:
+        self.model_spec = model
+        self._lm: LoadedModel | None = None
+        self._vocab: Any = None
+        self._engines: dict[int, GrammarEngine] = {}
+
+    @property
+    def model_loaded(self) -> bool:
+        return self._lm is not None
+
+    def load_model(self, progress: Progress = _quiet) -> LoadedModel:
+        if self._lm is None:
+            from gramwright.engine.vocab import TokenVocabulary
+            from gramwright.models.loader import load_model
+
+            lm = load_model(self.model_spec, progress=progress)
+            progress(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s); reading the vocabulary")
+            self._vocab = TokenVocabulary.from_loaded(lm)
+            self._lm = lm
+        return self._lm
+
+    def engine_for(self, source: CompiledSource, progress: Progress = _quiet) -> GrammarEngine:
+        from gramwright.engine.cache import load_engine
+
+        self.load_model(progress)
+        key = hash(source.grammar)
+        if key not in self._engines:
+            progress("building the grammar engine")
+            # only the latest grammar is kept: an edited schema makes the old engine useless
+            self._engines = {key: load_engine(source.grammar, self._vocab)}
+        return self._engines[key]
+
+    def run(
+        self,
+        source: CompiledSource,
+        prompt: str,
+        *,
+        sampling: SamplingOptions | None = None,
+        constrain: bool = True,
+        on_token: Callable[[StepTrace], None] | None = None,
+        progress: Progress = _quiet,
+    ) -> Generation:
+        """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
+        the baseline). ``on_token`` sees every step and may raise to stop the run."""
+        from gramwright.decode.generate import generate
+        from gramwright.decode.prompt import system_prompt
+        from gramwright.decode.sampling import SamplingParams
+        from gramwright.engine.cache import save_engine
+        from gramwright.grammar.gbnf import emit_gbnf
+        from gramwright.models.loader import apply_chat_template
+
+        sampling = sampling or SamplingOptions()
+        lm = self.load_model(progress)
+        engine = self.engine_for(source, progress) if constrain else None
+        system = system_prompt(
+            schema=source.schema if source.is_schema else None,
+            grammar_text=None if source.is_schema else emit_gbnf(source.grammar),
+        )
+        text_prompt = apply_chat_template(lm.tokenizer, system, prompt)
+        progress(f"generating on {lm.name} ({lm.device})")
+        result = generate(
+            lm.model,
+            lm.tokenizer,
+            text_prompt,
+            engine=engine,
+            max_tokens=sampling.max_tokens,
+            params=SamplingParams(sampling.temperature, sampling.top_k, sampling.top_p),
+            seed=sampling.seed,
+            on_step=on_token,
+            eos_ids=self._vocab.eos_ids,
+        )
+        if engine is not None:
+            result.metrics["grammar_cache_hit"] = engine.from_cache
+            save_engine(engine)  # the next process starts with warm masks
+        validation = None
+        if source.is_schema:
+            validation = validate_output(
+                result.text, source.schema, result.finish_reason, registry=source.registry
+            )
+        return Generation(
+            text=result.text,
+            finish_reason=result.finish_reason,
+            tokens=len(result.steps),
+            metrics=dict(result.metrics),
+            model=lm.name,
+            validation=validation,
+            constrained=constrain,
+            device=str(lm.device),
+            token_ids=list(result.token_ids),
+        )
+
+
+def generate_structured(
+    source: str | CompiledSource,
+    prompt: str,
+    *,
+    model: str | None = None,
+    sampling: SamplingOptions | None = None,
+    constrain: bool = True,
+    close_objects: bool = False,
+    on_token: Callable[[StepTrace], None] | None = None,
+    progress: Progress = _quiet,
+) -> Generation:
+    """Generate once: ``source`` is a schema/GBNF path, a bundled grammar name, or a compiled
+    source; ``model`` a local HF model directory or ``.gguf`` file (default: the embedded
+    SmolLM2-135M-Instruct). The source is compiled before any model is loaded, so a bad source
+    fails fast."""
+    compiled = (
+        source if isinstance(source, CompiledSource) else load_source(source, close_objects=close_objects)
+    )
+    return Generator(model).run(
+        compiled, prompt, sampling=sampling, constrain=constrain, on_token=on_token, progress=progress
+    )
