@@ -37,7 +37,7 @@ from typing import Any
 from jsonschema import FormatChecker
 
 from gramwright.schema.api import compile_schema
-from gramwright.schema.compiler.core import VALIDATOR_CLASSES
+from gramwright.schema.compiler.core import validator_classes
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.errors import SchemaCompileError
 from gramwright.schema.report import CompileReport
@@ -297,7 +297,7 @@ class _Attribution:
     def __init__(self, registry: SchemaRegistry, report: CompileReport, draft: int, formats: bool) -> None:
         self.registry = registry
         self.inexact = [(e.pointer, e) for e in report.inexact()]
-        cls = VALIDATOR_CLASSES[registry.root_draft]
+        cls = validator_classes()[registry.root_draft]
         # Every known format, whatever the draft: the grammar compiles them all.
         checker = FormatChecker() if formats else None
         self.validator = cls(registry.root, registry=registry.registry, format_checker=checker)

@@ -325,7 +325,7 @@ class Compiler:
             if base is None:
                 from jsonschema import FormatChecker, validators
 
-                cls = VALIDATOR_CLASSES[loc.draft]
+                cls = validator_classes()[loc.draft]
                 # Every known format, whatever the draft: the grammar compiles them all.
                 checker = FormatChecker() if self.options.formats == "assert" else None
                 base = cls({}, registry=self.registry.registry, format_checker=checker)
@@ -344,7 +344,11 @@ class Compiler:
         return True
 
 
-def _validator_classes() -> dict[int, Any]:
+@functools.cache
+def validator_classes() -> dict[int, Any]:
+    """Draft number → jsonschema validator class. Imported on first use: importing jsonschema
+    (its format checkers: rfc3987_syntax builds a Lark grammar) costs ~0.8 s, which every command
+    paid at start-up although most never validate."""
     import jsonschema
 
     return {
@@ -357,7 +361,6 @@ def _validator_classes() -> dict[int, Any]:
     }
 
 
-VALIDATOR_CLASSES = _validator_classes()
 
 _KEYWORD_SEGMENTS = {"properties", "$defs", "definitions", "patternProperties"}
 
