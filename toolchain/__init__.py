@@ -1,7 +1,69 @@
 """gramwright: make language-model output parseable by construction.
 
+Masks guarantee the *form* of an output (it belongs to the grammar); they never guarantee its
+*content* — validation and business rules do that, and every result says which it got.
+
+The public API (the CLI and the TUI are thin layers over these)::
+
+    import gramwright
+
+    source = gramwright.compile_source("po.json")        # schema / .gbnf / bundled name → grammar
+    print(source.inexact())                               # keywords the grammar only approximates
+    verdict = gramwright.check_document(source, b'{"supplier":"ACME"}')
+    report = gramwright.lint_schema("po.json", profile="openai-strict")
+    result = gramwright.generate_structured(source, "Two laptops from Lenovo")  # embedded model
+    print(result.text, result.finish_reason, result.validation)
+
+* :func:`compile_source` → :class:`CompiledSource` (grammar, compile report, pointers, ``$ref`` registry)
+* :func:`check_document` → :class:`CheckResult` (accepted? where it stopped, what was allowed, why)
+* :func:`lint_schema` → :class:`LintReport` (diagnostics per target profile, cost estimate)
+* :func:`generate_structured` → :class:`Generation`; :class:`Generator` keeps a model between runs
+* :func:`validate_output` → :class:`Validation` (for text produced anywhere)
+* errors: :class:`GramwrightError` (``message``, ``where``, ``hint``) and one subclass per layer
+
 Data flow (one way through): schema → lint / compile → Grammar IR → GBNF text and recognizer →
-token engine → decode → pipeline. Masks guarantee *form*; they never guarantee *content*.
+token engine → decode → pipeline. See docs/api.md.
 """
 
+from gramwright.api import check_document, compile_source, lint_schema
+from gramwright.checking import CheckResult
+from gramwright.errors import (
+    EngineError,
+    GrammarError,
+    GramwrightError,
+    ModelError,
+    PatchError,
+    PipelineError,
+    SchemaError,
+    SourceError,
+)
+from gramwright.generation import Generation, Generator, SamplingOptions, generate_structured
+from gramwright.lint import LintReport
+from gramwright.sources import CompiledSource
+from gramwright.validate import Validation, validate_output
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "CheckResult",
+    "CompiledSource",
+    "EngineError",
+    "Generation",
+    "Generator",
+    "GrammarError",
+    "GramwrightError",
+    "LintReport",
+    "ModelError",
+    "PatchError",
+    "PipelineError",
+    "SamplingOptions",
+    "SchemaError",
+    "SourceError",
+    "Validation",
+    "__version__",
+    "check_document",
+    "compile_source",
+    "generate_structured",
+    "lint_schema",
+    "validate_output",
+]

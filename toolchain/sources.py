@@ -48,6 +48,7 @@ class CompiledSource:
     # schemas: the documents the compile resolved (``$ref`` to files beside the schema included)
     registry: SchemaRegistry | None = field(default=None, repr=False)
     whitespace: Whitespace = "compact"
+    close_objects: bool = False
 
     @property
     def is_schema(self) -> bool:
@@ -60,6 +61,13 @@ class CompiledSource:
 
     def inexact(self) -> list[ReportEntry]:
         return [item for item in self.report if item.status != "exact"]
+
+    def with_whitespace(self, whitespace: Whitespace) -> CompiledSource:
+        """The same schema compiled with other whitespace (``check`` asks whether a pretty-printed
+        document would pass with ``flexible``); a GBNF source has one grammar and is returned."""
+        if not self.is_schema or whitespace == self.whitespace:
+            return self
+        return _compile_schema(self.name, self.schema, whitespace, self.close_objects)
 
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
@@ -147,4 +155,5 @@ def _compile_schema(path: str, schema: Any, whitespace: Whitespace, close_object
         member_orders=list(compiled.member_orders),
         registry=compiled.registry,
         whitespace=whitespace,
+        close_objects=close_objects,
     )
