@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from gramwright.schema.resolve import escape_segment
+from gramwright.pointer import join_pointer
 
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
@@ -79,12 +79,7 @@ def validate_output(
         found = list(validator.iter_errors(value))
     except TypeError:  # Decimal against a float keyword (e.g. multipleOf 0.01): validate floats
         found = list(validator.iter_errors(json.loads(text)))
-    issues = [
-        ValidationIssue(
-            "".join("/" + escape_segment(p) for p in e.absolute_path), str(e.validator), e.message
-        )
-        for e in found
-    ]
+    issues = [ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message) for e in found]
     return Validation(parsed=True, valid=not issues, issues=issues, value=value)
 
 
