@@ -6,7 +6,8 @@ from typing import Any
 
 from gramwright.lint.dialects import detect_dialect
 from gramwright.lint.refs import RefResolver
-from gramwright.lint.walker import build_index, pointer_tokens
+from gramwright.lint.walker import build_index
+from gramwright.pointer import pointer_tokens
 
 
 def _pointers(schema: Any, draft: str | None = None) -> list[str]:

@@ -1,133 +1,25 @@
-"""JSON Schema dialects: which keywords each draft defines, and how a document declares its draft.
+"""JSON Schema dialects: the draft a document is linted as, and how a document declares it.
 
-The vocabularies are the JSON Schema specifications' own keyword lists (not provider data), so they
-live in code. ``ANNOTATIONS`` are keywords that never constrain an instance.
+The keyword tables are the schema package's (:mod:`gramwright.schema.facts`), shared with the
+compiler; they are re-exported here for the rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-DRAFT_ORDER: tuple[str, ...] = ("draft-03", "draft-04", "draft-06", "draft-07", "2019-09", "2020-12")
+from gramwright.schema.facts import ALL_KEYWORDS, ANNOTATIONS, DRAFT_ORDER, SCHEMA_URIS, VOCABULARY
 
-_DRAFT04 = frozenset(
-    {
-        "$schema",
-        "id",
-        "$ref",
-        "title",
-        "description",
-        "default",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "additionalItems",
-        "items",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxProperties",
-        "minProperties",
-        "required",
-        "additionalProperties",
-        "definitions",
-        "properties",
-        "patternProperties",
-        "dependencies",
-        "enum",
-        "type",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "not",
-        "format",
-    }
-)
-_DRAFT03 = (_DRAFT04 - {"allOf", "anyOf", "oneOf", "not", "multipleOf", "maxProperties", "minProperties"}) | {
-    "divisibleBy",
-    "disallow",
-    "extends",
-}
-_DRAFT06 = (_DRAFT04 - {"id"}) | {"$id", "const", "contains", "propertyNames", "examples"}
-_DRAFT07 = _DRAFT06 | {
-    "$comment",
-    "if",
-    "then",
-    "else",
-    "readOnly",
-    "writeOnly",
-    "contentMediaType",
-    "contentEncoding",
-}
-_DRAFT201909 = (_DRAFT07 - {"dependencies"}) | {
-    "$anchor",
-    "$defs",
-    "$recursiveRef",
-    "$recursiveAnchor",
-    "$vocabulary",
-    "dependentRequired",
-    "dependentSchemas",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "maxContains",
-    "minContains",
-    "deprecated",
-    "contentSchema",
-}
-_DRAFT202012 = (_DRAFT201909 - {"$recursiveRef", "$recursiveAnchor", "additionalItems"}) | {
-    "prefixItems",
-    "$dynamicRef",
-    "$dynamicAnchor",
-}
-
-VOCABULARY: dict[str, frozenset[str]] = {
-    "draft-03": frozenset(_DRAFT03),
-    "draft-04": _DRAFT04,
-    "draft-06": frozenset(_DRAFT06),
-    "draft-07": frozenset(_DRAFT07),
-    "2019-09": frozenset(_DRAFT201909),
-    "2020-12": frozenset(_DRAFT202012),
-}
-ALL_KEYWORDS: frozenset[str] = frozenset().union(*VOCABULARY.values())
-
-ANNOTATIONS: frozenset[str] = frozenset(
-    {
-        "title",
-        "description",
-        "default",
-        "examples",
-        "$comment",
-        "readOnly",
-        "writeOnly",
-        "deprecated",
-        "contentMediaType",
-        "contentEncoding",
-        "$schema",
-        "$id",
-        "id",
-        "$anchor",
-        "$dynamicAnchor",
-        "$recursiveAnchor",
-        "$vocabulary",
-        "$defs",
-        "definitions",
-    }
-)
-
-_SCHEMA_URIS: dict[str, str] = {
-    "json-schema.org/draft-03/schema": "draft-03",
-    "json-schema.org/draft-04/schema": "draft-04",
-    "json-schema.org/draft-06/schema": "draft-06",
-    "json-schema.org/draft-07/schema": "draft-07",
-    "json-schema.org/draft/2019-09/schema": "2019-09",
-    "json-schema.org/draft/2020-12/schema": "2020-12",
-    "json-schema.org/schema": "2020-12",
-}
+__all__ = [
+    "ALL_KEYWORDS",
+    "ANNOTATIONS",
+    "DRAFT_ORDER",
+    "VOCABULARY",
+    "Dialect",
+    "detect_dialect",
+    "draft_of_uri",
+    "introduced_in",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +43,7 @@ class Dialect:
 
 def draft_of_uri(uri: str) -> str | None:
     key = uri.strip().split("://", 1)[-1].rstrip("#").rstrip("/")
-    return _SCHEMA_URIS.get(key)
+    return SCHEMA_URIS.get(key)
 
 
 def detect_dialect(schema: object, *, draft04_hints: bool = False) -> Dialect:

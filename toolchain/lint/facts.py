@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gramwright.schema.facts import json_type
+
 OBJECT_KEYWORDS = frozenset(
     {
         "properties",
@@ -91,24 +93,6 @@ def is_nullable(schema: dict[str, Any]) -> bool:
 def required_names(schema: dict[str, Any]) -> list[str]:
     req = schema.get("required")
     return [r for r in req if isinstance(r, str)] if isinstance(req, list) else []
-
-
-def json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
 
 
 def value_has_type(value: object, types: frozenset[str]) -> bool:

@@ -15,7 +15,8 @@ import referencing
 import referencing.exceptions
 import referencing.jsonschema
 
-from gramwright.lint.walker import Node, SchemaIndex, is_schema, join_pointer, unescape
+from gramwright.lint.walker import Node, SchemaIndex, is_schema
+from gramwright.pointer import join_pointer, unescape_token
 
 RefKind = Literal["local", "external", "unresolvable"]
 REF_KEYWORDS = ("$ref", "$recursiveRef", "$dynamicRef")
@@ -75,7 +76,7 @@ class RefResolver:
 
     def _pointer(self, node: Node, ref: str, uri: str, resource: Node, fragment: str) -> RefSite:
         value: Any = resource.schema
-        tokens = [unescape(t) for t in fragment.split("/")[1:]]
+        tokens = [unescape_token(t) for t in fragment.split("/")[1:]]
         walked: list[str] = []
         for token in tokens:
             if isinstance(value, dict) and token in value:

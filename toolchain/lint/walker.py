@@ -12,56 +12,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-# Keyword → how its value holds subschemas. "descends": the subschema describes a *child* instance
-# (one nesting level down), as opposed to the same instance (allOf, if/then, ...).
-SINGLE: dict[str, bool] = {
-    "additionalProperties": True,
-    "additionalItems": True,
-    "unevaluatedItems": True,
-    "unevaluatedProperties": True,
-    "contains": True,
-    "propertyNames": False,  # names are strings: no nesting level of their own
-    "items": True,
-    "not": False,
-    "if": False,
-    "then": False,
-    "else": False,
-    "contentSchema": False,
-}
-LISTS: dict[str, bool] = {"allOf": False, "anyOf": False, "oneOf": False, "prefixItems": True, "items": True}
-MAPS: dict[str, bool] = {
-    "properties": True,
-    "patternProperties": True,
-    "dependentSchemas": False,
-    "dependencies": False,
-    "$defs": False,
-    "definitions": False,
-}
-DEFINITION_CONTAINERS = frozenset({"$defs", "definitions"})
+from gramwright.pointer import join_pointer
+from gramwright.schema.facts import (
+    DEFINITION_CONTAINERS,
+    SUBSCHEMA_LISTS,
+    SUBSCHEMA_MAPS,
+    SUBSCHEMA_SINGLE,
+    subschemas,
+)
+
+SINGLE = SUBSCHEMA_SINGLE
+LISTS = SUBSCHEMA_LISTS
+MAPS = SUBSCHEMA_MAPS
 DESCENDING = frozenset(k for table in (SINGLE, LISTS, MAPS) for k, down in table.items() if down)
 
 DEFAULT_BASE_URI = "file:///gramwright-lint/schema.json"
-
-
-def escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
-
-
-def join_pointer(pointer: str, *tokens: str | int) -> str:
-    for token in tokens:
-        text = str(token)
-        if "~" in text or "/" in text:
-            text = escape(text)
-        pointer = f"{pointer}/{text}"
-    return pointer
-
-
-def pointer_tokens(pointer: str) -> list[str]:
-    return [unescape(t) for t in pointer.split("/")[1:]] if pointer else []
 
 
 def is_schema(value: object) -> bool:
@@ -168,21 +133,14 @@ class SchemaIndex:
             self.draft04_hints = True
 
     def _children(self, node: Node) -> Iterator[tuple[Any, str, Node | None, str, str, str]]:
-        schema = node.schema
-        if not isinstance(schema, dict):
+        if not isinstance(node.schema, dict):
             return
-        base = node.base_uri
-        for keyword, value in schema.items():
-            if keyword in SINGLE and is_schema(value):
-                yield value, join_pointer(node.pointer, keyword), node, keyword, "", base
-            elif keyword in LISTS and isinstance(value, list):
-                for i, item in enumerate(value):
-                    if is_schema(item):
-                        yield item, join_pointer(node.pointer, keyword, i), node, keyword, str(i), base
-            elif keyword in MAPS and isinstance(value, dict):
-                for name, item in value.items():
-                    if is_schema(item):
-                        yield item, join_pointer(node.pointer, keyword, name), node, keyword, name, base
+        for keyword, name, item in subschemas(node.schema):
+            if name is None:
+                yield item, join_pointer(node.pointer, keyword), node, keyword, "", node.base_uri
+            else:
+                pointer = join_pointer(node.pointer, keyword, name)
+                yield item, pointer, node, keyword, str(name), node.base_uri
 
 
 def build_index(schema: Any, *, declared_draft: str | None = None) -> SchemaIndex:

@@ -36,12 +36,13 @@ from typing import Any
 
 from jsonschema import FormatChecker
 
+from gramwright.pointer import join_pointer
 from gramwright.schema.api import compile_schema
 from gramwright.schema.compiler.core import validator_classes
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.errors import SchemaCompileError
 from gramwright.schema.report import CompileReport
-from gramwright.schema.resolve import TEST_SUITE_REMOTE, Loc, SchemaRegistry, escape_segment
+from gramwright.schema.resolve import TEST_SUITE_REMOTE, Loc, SchemaRegistry
 
 CATEGORIES = (
     "pass",
@@ -324,7 +325,7 @@ class _Attribution:
             if isinstance(err.schema, dict) and err.validator is not None:
                 info = self.registry.info(err.schema)
                 if info is not None:
-                    final = f"{info[0]}/{escape_segment(str(err.validator))}"
+                    final = join_pointer(info[0], str(err.validator))
                     visited.append(final)
             yield final, visited
             stack.extend(err.context or ())

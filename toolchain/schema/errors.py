@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gramwright.errors import SchemaError
+from gramwright.pointer import last_token
 
 __all__ = ["SchemaCompileError", "SchemaError", "SchemaLoadError", "UnsatisfiableSchema", "UnsupportedSchema"]
 
@@ -28,7 +29,7 @@ class SchemaCompileError(SchemaError):
     def __init__(self, pointer: str, reason: str, *, keyword: str = "", hint: str = "") -> None:
         self.pointer = pointer
         self.reason = reason
-        self.keyword = keyword or _last_segment(pointer)
+        self.keyword = keyword or last_token(pointer)
         super().__init__(reason, where=f"schema {pointer or '#'}", hint=hint)
 
 
@@ -38,8 +39,3 @@ class UnsatisfiableSchema(SchemaCompileError):
 
 class UnsupportedSchema(SchemaCompileError):
     """The schema uses something the compiler refuses (unresolvable $ref, unknown dialect, …)."""
-
-
-def _last_segment(pointer: str) -> str:
-    seg = pointer.rsplit("/", 1)[-1] if "/" in pointer else ""
-    return seg.replace("~1", "/").replace("~0", "~")

@@ -36,17 +36,11 @@ from referencing.jsonschema import (
     specification_with,
 )
 
+from gramwright.pointer import join_pointer
 from gramwright.schema.errors import UnsupportedSchema
+from gramwright.schema.facts import VALIDATION_VOCABULARY
 
 # Drafts as numbers so that "from draft 2019-09 on" is a comparison.
-DRAFT_NUMBERS: dict[str, int] = {
-    "draft-03": 3,
-    "draft-04": 4,
-    "draft-06": 6,
-    "draft-07": 7,
-    "draft2019-09": 2019,
-    "draft2020-12": 2020,
-}
 SPECS: dict[int, Specification[Any]] = {
     3: DRAFT3,
     4: DRAFT4,
@@ -55,39 +49,9 @@ SPECS: dict[int, Specification[Any]] = {
     2019: DRAFT201909,
     2020: DRAFT202012,
 }
-DRAFT_NAMES: dict[str, int] = {
-    "draft4": 4,
-    "draft6": 6,
-    "draft7": 7,
-    "draft2019-09": 2019,
-    "draft2020-12": 2020,
-}
+_SPEC_DRAFTS: dict[str, int] = {spec.name: number for number, spec in SPECS.items()}
 
 TEST_SUITE_REMOTE = "http://localhost:1234/"
-VALIDATION_VOCABULARY = frozenset(
-    {
-        "type",
-        "enum",
-        "const",
-        "multipleOf",
-        "maximum",
-        "exclusiveMaximum",
-        "minimum",
-        "exclusiveMinimum",
-        "maxLength",
-        "minLength",
-        "pattern",
-        "maxItems",
-        "minItems",
-        "uniqueItems",
-        "maxContains",
-        "minContains",
-        "maxProperties",
-        "minProperties",
-        "required",
-        "dependentRequired",
-    }
-)
 
 
 def draft_of_dialect(dialect: object, default: int) -> int:
@@ -97,11 +61,7 @@ def draft_of_dialect(dialect: object, default: int) -> int:
     spec = specification_with(dialect, default=None)  # type: ignore[arg-type]  # None is a valid sentinel
     if spec is None:
         return default
-    return DRAFT_NUMBERS.get(spec.name, default)
-
-
-def escape_segment(segment: str | int) -> str:
-    return str(segment).replace("~", "~0").replace("/", "~1")
+    return _SPEC_DRAFTS.get(spec.name, default)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -172,11 +132,11 @@ class SchemaRegistry:
                 self._index.setdefault(id(node), (ptr, d))
                 for k, v in node.items():
                     if isinstance(v, dict | list):
-                        stack.append((v, f"{ptr}/{escape_segment(k)}", d))
+                        stack.append((v, join_pointer(ptr, k), d))
             elif isinstance(node, list):
                 for i, v in enumerate(node):
                     if isinstance(v, dict | list):
-                        stack.append((v, f"{ptr}/{i}", d))
+                        stack.append((v, join_pointer(ptr, i), d))
 
     def _local_path(self, uri: str) -> Path | None:
         for prefix, folder in self.remotes.items():
@@ -244,7 +204,7 @@ class SchemaRegistry:
         node: Any = loc.schema
         for seg in path:
             node = node[seg]
-        pointer = loc.pointer + "".join("/" + escape_segment(s) for s in path)
+        pointer = join_pointer(loc.pointer, *path)
         draft = loc.draft
         resolver = loc.resolver
         if isinstance(node, dict):
@@ -261,7 +221,7 @@ class SchemaRegistry:
     def lookup(self, loc: Loc, keyword: str) -> Loc:
         """Resolve ``loc.schema[keyword]`` (``$ref`` / ``$dynamicRef`` / ``$recursiveRef``)."""
         ref = loc.schema[keyword]
-        where = f"{loc.pointer}/{escape_segment(keyword)}"
+        where = join_pointer(loc.pointer, keyword)
         if not isinstance(ref, str):
             raise UnsupportedSchema(where, f"{keyword} must be a string", keyword=keyword)
         try:

@@ -11,7 +11,7 @@ import contextlib
 import json
 import re
 
-from gramwright.lint.walker import join_pointer
+from gramwright.pointer import join_pointer
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)

@@ -8,7 +8,8 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.facts import canonical, declared_types
 from gramwright.lint.registry import document_rule, node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 _UNSUPPORTED = ("not", "if", "dependentRequired", "dependentSchemas", "dependencies")
 

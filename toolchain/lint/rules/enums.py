@@ -11,7 +11,8 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding, Fix
 from gramwright.lint.facts import canonical, declared_types, short, value_has_type
 from gramwright.lint.registry import node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 
 def _common_prefix(a: str, b: str) -> int:

@@ -13,7 +13,8 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.registry import node_rule
 from gramwright.lint.rules.meta import _VALIDATOR_BY_DRAFT
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 _CACHE_KEY = "example/invalid:validator"
 

@@ -17,7 +17,8 @@ from gramwright.lint.diagnostic import Finding, Fix
 from gramwright.lint.dialects import ALL_KEYWORDS, ANNOTATIONS, DRAFT_ORDER, introduced_in
 from gramwright.lint.regex import regex_error
 from gramwright.lint.registry import document_rule, node_rule
-from gramwright.lint.walker import SINGLE, Node, join_pointer
+from gramwright.lint.walker import SINGLE, Node
+from gramwright.pointer import join_pointer
 
 MAX_METASCHEMA_ERRORS = 20
 

@@ -8,7 +8,8 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.facts import declared_types, number
 from gramwright.lint.registry import node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 

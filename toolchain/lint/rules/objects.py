@@ -8,7 +8,8 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding, Fix
 from gramwright.lint.facts import declared_types, is_object, required_names
 from gramwright.lint.registry import document_rule, node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 
 def _optional(node: Node) -> list[str]:

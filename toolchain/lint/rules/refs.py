@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding, Fix
 from gramwright.lint.registry import document_rule, node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 _REF_NEUTRAL = frozenset(
     {

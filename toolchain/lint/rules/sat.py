@@ -12,7 +12,8 @@ from gramwright.lint.diagnostic import Finding
 from gramwright.lint.facts import canonical, declared_types, number, required_names, value_has_type
 from gramwright.lint.regex import regex_error
 from gramwright.lint.registry import node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 _PAIRS = (
     ("minLength", "maxLength"),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.registry import document_rule
-from gramwright.lint.walker import join_pointer
+from gramwright.pointer import join_pointer
 
 
 @document_rule(

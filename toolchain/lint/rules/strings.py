@@ -10,7 +10,8 @@ from gramwright.lint.diagnostic import Finding
 from gramwright.lint.facts import declared_types, is_string
 from gramwright.lint.regex import pattern_facts, regex_error
 from gramwright.lint.registry import node_rule
-from gramwright.lint.walker import Node, join_pointer
+from gramwright.lint.walker import Node
+from gramwright.pointer import join_pointer
 
 
 def _bounded_pattern(pattern: object) -> bool:

@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from gramwright.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, seq
+from gramwright.pointer import unescape_token
 from gramwright.schema.compiler import keywords as kw
 from gramwright.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
 from gramwright.schema.compiler.options import CompileOptions
@@ -119,7 +120,7 @@ class Compiler:
             if status == "exact":
                 return
             pointer = real_pointer(pointer)
-        keyword = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        keyword = unescape_token(pointer.rsplit("/", 1)[-1])
         self.report.add(pointer, keyword, status, reason)
 
     def check_deadline(self) -> None:
@@ -361,7 +362,6 @@ def validator_classes() -> dict[int, Any]:
     }
 
 
-
 _KEYWORD_SEGMENTS = {"properties", "$defs", "definitions", "patternProperties"}
 
 
@@ -377,7 +377,7 @@ def rule_name_for(pointer: str) -> str:
     segments = [s for s in pointer.split("/")[1:] if s not in _KEYWORD_SEGMENTS]
     words = []
     for seg in segments[-3:]:
-        seg = seg.replace("~1", "/").replace("~0", "~")
+        seg = unescape_token(seg)
         word = re.sub(r"[^A-Za-z0-9]+", "-", seg).strip("-")
         words.append(word or "x")
     name = "-".join(words) or doc_name or "schema"

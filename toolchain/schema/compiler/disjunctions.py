@@ -19,9 +19,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gramwright.grammar.ir import Expr, alt
+from gramwright.pointer import join_pointer
 from gramwright.schema.compiler.collector import ALL_TYPES
 from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
-from gramwright.schema.compiler.types import declared_types, json_type, possible_types
+from gramwright.schema.compiler.types import collector_type, declared_types, possible_types
 from gramwright.schema.errors import UnsatisfiableSchema, UnsupportedSchema
 from gramwright.schema.resolve import Loc
 
@@ -115,7 +116,7 @@ def _branches(c: Compiler, p: Part, keyword: str) -> tuple[list[list[Part]], Par
         consumed = p.consume(token)
         if len(consumed.consumed & {f"{keyword}/{n}" for n in value}) == len(value):
             consumed = consumed.consume(keyword)
-        sub_ptr = f"{ptr}/{_esc(name)}"
+        sub_ptr = join_pointer(ptr, name)
         has_k = c.synthetic(
             ("has", id(s), keyword, name), {"type": "object", "required": [name]}, p.loc, sub_ptr
         )
@@ -142,10 +143,6 @@ def _alternatives(c: Compiler, loc: Loc, keyword: str, n: int) -> list[list[Part
     if got is None or len(got) != n:
         got = c.branch_parts[key] = [[Part(c.registry.child(loc, keyword, j))] for j in range(n)]
     return got
-
-
-def _esc(segment: str) -> str:
-    return segment.replace("~", "~0").replace("/", "~1")
 
 
 def _disjoint(c: Compiler, rest: list[Part], p: Part, branches: list[list[Part]]) -> bool:
@@ -206,7 +203,7 @@ def _separated(a: _Signature, b: _Signature) -> bool:
         return True
     if consts_a is not None and consts_b is not None and not any(_member(v, consts_b) for v in consts_a):
         return True
-    if consts_a is not None and not any(json_type(v) in types_b for v in consts_a):
+    if consts_a is not None and not any(collector_type(v) in types_b for v in consts_a):
         return True
     if (types_a & types_b) <= {"object"}:
         for name, values in disc_a.items():

@@ -93,7 +93,7 @@ def _enum(c: Compiler, col: Collector, parts: list[Part]) -> Expr:
     in each enum already (they were intersected) and the type is checked directly.
     """
     from gramwright.schema.canonical import json_key
-    from gramwright.schema.compiler.types import json_type
+    from gramwright.schema.compiler.types import collector_type
 
     assert col.enum is not None
     draft4 = c.registry.root_draft <= 4
@@ -111,7 +111,7 @@ def _enum(c: Compiler, col: Collector, parts: list[Part]) -> Expr:
         if key in seen:
             continue
         seen.add(key)
-        kind = "fraction" if draft4 and isinstance(v, float) else json_type(v)
+        kind = "fraction" if draft4 and isinstance(v, float) else collector_type(v)
         if kind not in col.types:
             continue
         try:

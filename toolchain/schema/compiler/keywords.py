@@ -13,6 +13,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from gramwright.pointer import join_pointer
 from gramwright.schema.compiler.collector import TYPE_NAMES, ArrayPart, Collector, ObjectPart
 from gramwright.schema.compiler.parts import Part
 from gramwright.schema.errors import SchemaCompileError, UnsupportedSchema
@@ -258,7 +259,7 @@ def patternProperties(c: Compiler, col: Collector, value: Any, part: Part) -> No
         (
             pat,
             c.registry.child(part.loc, "patternProperties", pat),
-            part.pointer("patternProperties") + "/" + _esc(pat),
+            join_pointer(part.pointer("patternProperties"), pat),
         )
         for pat in value
     ]
@@ -313,10 +314,6 @@ def unevaluatedProperties(c: Compiler, col: Collector, value: Any, part: Part) -
     col.objects.append(
         ObjectPart(own, names, patterns, c.registry.child(part.loc, "unevaluatedProperties"), ptr)
     )
-
-
-def _esc(segment: str) -> str:
-    return segment.replace("~", "~0").replace("/", "~1")
 
 
 _COMMON: dict[str, Handler] = {

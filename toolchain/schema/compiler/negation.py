@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from gramwright.schema.compiler.collector import Collector
 from gramwright.schema.compiler.keywords import as_fraction
 from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
-from gramwright.schema.compiler.types import declared_types, json_type
+from gramwright.schema.compiler.types import collector_type, declared_types
 from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema
 
 if TYPE_CHECKING:
@@ -134,11 +134,11 @@ def _complement(
             col.excluded_string_ptrs.append(ptr)
             return True
         if group == "number":
-            nums = [v for v in values if json_type(v) in ("integer", "fraction")]
+            nums = [v for v in values if collector_type(v) in ("integer", "fraction")]
             col.number.excluded.extend(as_fraction(v) for v in nums)
             col.negation_ptrs.append(ptr)
             return True
-        return not any(_GROUPS.get(json_type(v)) == group for v in values)
+        return not any(_GROUPS.get(collector_type(v)) == group for v in values)
     if group == "string":
         if key == "minLength":
             if value == 0:

@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING
 
 from gramwright.grammar.ir import Alt, Expr, Ref, alt, literal, repeat, seq
+from gramwright.pointer import join_pointer
 from gramwright.schema.compiler.collector import Collector, ObjectPart
 from gramwright.schema.compiler.emit import TypeUnsat
 from gramwright.schema.compiler.jsontext import QUOTE, string_literal
@@ -280,7 +281,7 @@ def _member_pointer(col: Collector, name: str, hint: str) -> str:
     for op in col.objects:
         if name in op.properties:
             return op.properties[name].pointer
-    return f"{hint}/properties/{name.replace('~', '~0').replace('/', '~1')}"
+    return join_pointer(hint, "properties", name)
 
 
 _INLINE_OPTIONAL = 8

@@ -12,33 +12,8 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gramwright.pointer import join_pointer
 from gramwright.schema.resolve import Loc
-
-# Keywords without assertions: no grammar, no report entry.
-ANNOTATIONS = frozenset(
-    {
-        "$schema",
-        "$id",
-        "id",
-        "$anchor",
-        "$dynamicAnchor",
-        "$recursiveAnchor",
-        "$defs",
-        "definitions",
-        "$vocabulary",
-        "$comment",
-        "title",
-        "description",
-        "default",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "contentMediaType",
-        "contentEncoding",
-        "contentSchema",
-    }
-)
 
 # Keywords that split a conjunction into alternatives (handled before the per-type keywords).
 DISJUNCTIVE = ("anyOf", "oneOf", "if", "dependentSchemas", "dependentRequired", "dependencies")
@@ -69,6 +44,4 @@ class Part:
         return replace(self, consumed=self.consumed | {keyword})
 
     def pointer(self, keyword: str) -> str:
-        from gramwright.schema.resolve import escape_segment
-
-        return f"{self.loc.pointer}/{escape_segment(keyword)}"
+        return join_pointer(self.loc.pointer, keyword)

@@ -6,23 +6,15 @@ from typing import Any
 
 from gramwright.schema.compiler.collector import ALL_TYPES, TYPE_NAMES
 from gramwright.schema.compiler.parts import Part
+from gramwright.schema.facts import json_type
 
 
-def json_type(value: Any) -> str:
-    """The collector's type name of a JSON value (integral floats are integers)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "fraction"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+def collector_type(value: Any) -> str:
+    """The collector's type name of a JSON value: its JSON Schema type (:func:`json_type`), with
+    ``number`` — what remains of a number that is not an integer, such as ``0.5`` — named
+    ``fraction``, the collector's half of ``number``."""
+    name = json_type(value)
+    return "fraction" if name == "number" else name
 
 
 def declared_types(schema: Any, draft: int) -> set[str]:
@@ -41,9 +33,9 @@ def declared_types(schema: Any, draft: int) -> set[str]:
             allowed.update(TYPE_NAMES.get(name, ()))
         types &= allowed
     if "const" in schema and draft >= 6:
-        types &= {json_type(schema["const"])}
+        types &= {collector_type(schema["const"])}
     if isinstance(schema.get("enum"), list):
-        types &= {json_type(v) for v in schema["enum"]}
+        types &= {collector_type(v) for v in schema["enum"]}
     return types
 
 
