@@ -142,16 +142,14 @@ class Peers:
         self.notes: list[str] = []
         self.vocab: Any = None
         try:
-            from gramwright.engine import byte_sets, local_masks, masks
             from gramwright.engine.vocab import TokenVocabulary
             from gramwright.models import load_tokenizer
 
             tokenizer = load_tokenizer()
             self.vocab = TokenVocabulary.from_tokenizer(tokenizer)
             # per-tokenizer preparation, as the peers' tokenizer objects do
-            local_masks.vocabulary_trie(self.vocab)
-            byte_sets.tail_byte_sets(self.vocab)
-            self.masks = masks
+            self.vocab.tables.trie()
+            self.vocab.tables.tail_sets()
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"peers skipped: no tokenizer ({type(exc).__name__}: {exc})")
             return
@@ -180,7 +178,7 @@ class Peers:
     def forget_shared_masks(self) -> None:
         """Our token engine shares masks between grammars on one tokenizer (by content
         signature); a cold first mask starts without them, as the peers' do."""
-        self.masks.forget_shared(self.vocab)
+        self.vocab.tables.forget_shared()
 
     def llguidance(self, schema: Any) -> dict[str, Any]:
         import numpy as np

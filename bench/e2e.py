@@ -64,11 +64,13 @@ def run(model: Any, prompt_ids: torch.Tensor, max_tokens: int, masker: Any) -> t
 
 class OursMasker:
     def __init__(self, engine: Any) -> None:
-        self.engine = engine
+        from gramwright.decode.masking import tensor_masks
+
+        self.masks = tensor_masks(engine)  # the decode loop's: per engine, kept across requests
         self.m = engine.matcher()
 
     def apply(self, logits: torch.Tensor) -> torch.Tensor:
-        blocked = self.engine.blocked_tensor(self.m.config, logits.shape[-1])
+        blocked = self.masks.blocked(self.m, logits.shape[-1], logits.device)
         return logits.masked_fill(blocked, -1e9)
 
     def consume(self, tid: int) -> bool:
@@ -130,13 +132,13 @@ def main() -> None:
 
     from gramwright.decode.prompt import system_prompt
     from gramwright.engine.matcher import GrammarEngine
-    from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import apply_chat_template, load_model
+    from gramwright.models.vocabulary import vocabulary_of_loaded
     from gramwright.schema import compile_schema
 
     schema = json.loads(Path(args.schema).read_text())
     lm = load_model(None, device="cpu")
-    vocab = TokenVocabulary.from_loaded(lm)
+    vocab = vocabulary_of_loaded(lm)
     grammar = compile_schema(schema).grammar
     variants: dict[str, Any] = {"unconstrained": lambda: None}
     shared_engine = GrammarEngine(grammar, vocab)  # ours keeps its caches across requests, as in serving

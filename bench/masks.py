@@ -78,23 +78,21 @@ class Ours:
 
     def __init__(self, vocab: Any, isolated: bool = False) -> None:
         from gramwright.engine.bitset import num_words
-        from gramwright.engine.byte_sets import tail_byte_sets
-        from gramwright.engine.local_masks import vocabulary_trie
 
         self.vocab = vocab
         self.isolated = isolated
         self.bitmask = np.zeros((1, num_words(vocab.size)), dtype=np.int32)  # as the peers allocate
         # per-tokenizer preparation, as the peers' tokenizer objects do
-        vocabulary_trie(vocab)
-        tail_byte_sets(vocab)
+        vocab.tables.arrays()
+        vocab.tables.trie()
+        vocab.tables.tail_sets()
 
     def compile(self, schema: Any) -> Any:
-        from gramwright.engine import masks
         from gramwright.engine.matcher import GrammarEngine
         from gramwright.schema import compile_schema
 
         if self.isolated:  # nothing shared with earlier schemas' engines
-            masks.forget_shared(self.vocab)
+            self.vocab.tables.forget_shared()
         return GrammarEngine(compile_schema(schema).grammar, self.vocab)
 
     def matcher(self, compiled: Any) -> Any:
@@ -194,9 +192,19 @@ def main() -> None:
     parser.add_argument(
         "--isolated", action="store_true", help="ours shares no masks between schemas (every engine cold)"
     )
+    parser.add_argument(
+        "--no-gc-freeze",
+        action="store_true",
+        help="leave the garbage collector alone (a library's default); by default the replay opts in "
+        "to pausing it during cold masks and freezing afterwards, as `gramwright generate` does",
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         raise SystemExit(f"no benchmark data at {DATA}")
+    if not args.no_gc_freeze:
+        from gramwright.engine.collector import freeze_after_cold_masks
+
+        freeze_after_cold_masks()
 
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import load_tokenizer
@@ -258,6 +266,7 @@ def main() -> None:
         "tokens": tokens,
         "tokenizer": "SmolLM2-135M-Instruct (49,152 tokens)",
         "ours_shares_masks_between_schemas": not args.isolated,
+        "ours_gc_freeze_after_cold_masks": not args.no_gc_freeze,
     }
     for e in engines:
         result[e.name] = {

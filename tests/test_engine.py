@@ -296,12 +296,11 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
     """Near the end of ``maxLength``, a string's ordinary characters form a run: tokens made of
     them are decided by length and only the others are walked. Masks up to the end (and at its
     last copies, where the closing quote is forced) equal a plain walk of the whole vocabulary."""
-    from gramwright.engine.masks import forget_shared
     from gramwright.schema import compile_schema
 
     tok, vocab = smol()
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
-    forget_shared(vocab)  # computed here, not taken from masks other tests left behind
+    vocab.tables.forget_shared()  # computed here, not taken from masks other tests left behind
     schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 21}}}
     engine = GrammarEngine(compile_schema(schema).grammar, vocab)
     matcher = engine.matcher()
@@ -316,19 +315,19 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
 
 def test_byte_sets_and_run_tokens_match_the_token_bytes() -> None:
     """The per-token byte sets behind loop acceptance and runs say what the token bytes say."""
-    from gramwright.engine.byte_sets import tail_byte_sets, tail_inside
+    from gramwright.engine.byte_sets import tail_inside
     from gramwright.engine.runs import pure_tokens
 
     _, vocab = smol()
     ordinary = set(range(0x20, 0x80)) - {0x22, 0x5C}  # a string's ordinary characters
     bits = sum(1 << b for b in ordinary)
-    sets = tail_byte_sets(vocab)
+    sets = vocab.tables.tail_sets()
     tails = np.array([set(t[1:]) <= ordinary for t in vocab.token_bytes])
     assert np.array_equal(tail_inside(sets, bits), tails)
     ids = np.arange(0, vocab.size, 7, dtype=np.int32)
     assert np.array_equal(tail_inside(sets, bits, ids), tails[ids])
     pure = np.array([bool(t) and set(t) <= ordinary for t in vocab.token_bytes])
-    assert np.array_equal(pure_tokens(vocab, sets, bits), pure)
+    assert np.array_equal(pure_tokens(vocab, bits), pure)
     assert 40_000 < pure.sum() < vocab.size  # most tokens, not all (quotes, escapes, non-ASCII)
 
 

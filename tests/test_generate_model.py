@@ -21,9 +21,10 @@ pytestmark = pytest.mark.model
 @lru_cache(maxsize=1)
 def loaded() -> tuple[Any, TokenVocabulary]:
     from gramwright.models.loader import load_model
+    from gramwright.models.vocabulary import vocabulary_of_loaded
 
     lm = load_model(None, device="cpu")
-    return lm, TokenVocabulary.from_loaded(lm)
+    return lm, vocabulary_of_loaded(lm)
 
 
 def test_constrained_generation_is_in_the_grammar_and_reports_metrics() -> None:

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import torch
 
-from gramwright.engine.vocab import TokenVocabulary
 from gramwright.models import (
     INSTALL_HINT,
     LoadedModel,
@@ -26,6 +25,7 @@ from gramwright.models import (
     model_vocab_info,
 )
 from gramwright.models.loader import _write_atomically
+from gramwright.models.vocabulary import vocabulary_of_loaded, vocabulary_of_model
 from tests.tokenizers_fixtures import as_transformers_tokenizer, byte_level_tokenizer
 
 # -- locating and resolving (no weights loaded) ----------------------------------------------------------
@@ -157,10 +157,10 @@ def test_greedy_generation_on_cpu(loaded_twice: tuple[LoadedModel, LoadedModel])
     assert 1 <= len(new) <= 6
     assert loaded.tokenizer.decode(new, skip_special_tokens=True).strip()
     assert int(first_logits.argmax()) == int(new[0])  # greedy = argmax, the mask will sit before it
-    vocab = TokenVocabulary.from_loaded(loaded)
+    vocab = vocabulary_of_loaded(loaded)
     assert first_logits.shape[0] == vocab.size
     # The mask-cache key must not depend on whether weights were loaded.
-    assert vocab.fingerprint == TokenVocabulary.from_model_name(None).fingerprint
+    assert vocab.fingerprint == vocabulary_of_model(None).fingerprint
 
 
 @pytest.mark.model
@@ -174,6 +174,6 @@ def test_local_model_directory(tmp_path: Path, loaded_twice: tuple[LoadedModel, 
     assert loaded.name == tmp_path.name and not loaded.from_cache
     assert next(loaded.model.parameters()).dtype == torch.float32
     assert (
-        TokenVocabulary.from_model_name(str(tmp_path)).fingerprint
-        == TokenVocabulary.from_loaded(loaded).fingerprint
+        vocabulary_of_model(str(tmp_path)).fingerprint
+        == vocabulary_of_loaded(loaded).fingerprint
     )

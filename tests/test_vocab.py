@@ -83,7 +83,9 @@ def test_smollm2_shape_and_specials(smol_tokenizer: Any, smol_vocab: TokenVocabu
 
 
 def test_fingerprint_is_stable_and_discriminating(smol_tokenizer: Any, smol_vocab: TokenVocabulary) -> None:
-    again = TokenVocabulary.from_model_name(None)
+    from gramwright.models.vocabulary import vocabulary_of_model
+
+    again = vocabulary_of_model(None)
     assert again.fingerprint == smol_vocab.fingerprint
     assert TokenVocabulary.from_tokenizer(smol_tokenizer).fingerprint == smol_vocab.fingerprint
     other = TokenVocabulary.from_tokenizer(sentencepiece_tokenizer())

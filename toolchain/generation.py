@@ -99,12 +99,12 @@ class Generator:
 
     def load_model(self, progress: Progress = _quiet) -> LoadedModel:
         if self._lm is None:
-            from gramwright.engine.vocab import TokenVocabulary
             from gramwright.models.loader import load_model
+            from gramwright.models.vocabulary import vocabulary_of_loaded
 
             lm = load_model(self.model_spec, progress=progress)
             progress(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s); reading the vocabulary")
-            self._vocab = TokenVocabulary.from_loaded(lm)
+            self._vocab = vocabulary_of_loaded(lm)
             self._lm = lm
         return self._lm
 

@@ -52,12 +52,15 @@ def register(app: typer.Typer) -> None:
             common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
         from rich.console import Console
 
+        from gramwright.engine.collector import frozen_after_cold_masks
         from gramwright.generation import Generator, SamplingOptions
         from gramwright.sources import load_source
 
         console = Console(stderr=True)
         stream = fmt == "human" and sys.stdout.isatty()
-        with common.user_errors():
+        # the CLI owns its (short) process: no full collections over the engine's memo tables
+        # while it generates (a library leaves the collector alone; see engine/collector.py)
+        with common.user_errors(), frozen_after_cold_masks():
             # the source first: a bad schema fails before a model is loaded
             source = load_source(schema or grammar or "", close_objects=close_objects)
             generator = Generator(model)

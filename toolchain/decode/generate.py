@@ -3,7 +3,7 @@
 Our own loop rather than ``model.generate`` so that every step can report its mask time and the
 clipped probability mass, EOS is decided by the grammar, and truncation is explicit
 (``finish_reason = "length"``). ``GrammarLogitsProcessor`` offers the same masks to users of
-``transformers``' own ``generate``.
+``transformers``' own ``generate``. The engine's bitsets become tensors in ``masking.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 
 import torch
 
-from gramwright.decode.sampling import SamplingParams, apply_mask, clipped_mass, sample
+from gramwright.decode.masking import tensor_masks
+from gramwright.decode.sampling import MASK_VALUE, SamplingParams, apply_mask, clipped_mass, sample
 from gramwright.engine.matcher import GrammarEngine, Matcher
 
 
@@ -63,6 +64,7 @@ def generate(
     device = next(model.parameters()).device
     input_ids = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids.to(device)
     matcher: Matcher | None = engine.matcher() if engine else None
+    masks = tensor_masks(engine) if engine else None
     stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
     token_ids: list[int] = []
     steps: list[StepTrace] = []
@@ -81,14 +83,13 @@ def generate(
         past = getattr(out, cache_arg)
         logits = out.logits[0, -1]
         mask_us = mass = None
-        if matcher is not None:
-            assert engine is not None
+        if matcher is not None and masks is not None:
             t1 = time.perf_counter()
-            matcher.allowed_token_ids()  # raises EmptyMaskError with a diagnosis, never a silent EOS
-            allowed = engine.mask_tensor(matcher.config, logits.shape[-1], logits.device)
+            # raises EmptyMaskError with a diagnosis, never a silent EOS
+            blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
             mask_us = (time.perf_counter() - t1) * 1e6
-            mass = clipped_mass(logits, allowed)
-            logits = apply_mask(logits, allowed)
+            mass = clipped_mass(logits, blocked)
+            logits = apply_mask(logits, blocked)
         token = sample(logits, params, generator)
         if matcher is not None:
             matcher.consume(token)
@@ -173,6 +174,5 @@ class GrammarLogitsProcessor:
         consumed = self.matcher.consumed
         for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
             self.matcher.consume(int(token))
-        self.matcher.allowed_token_ids()
-        blocked = self.engine.blocked_tensor(self.matcher.config, scores.shape[-1], scores.device)
-        return scores.masked_fill(blocked.unsqueeze(0), -1e9)
+        blocked = tensor_masks(self.engine).blocked(self.matcher, scores.shape[-1], scores.device)
+        return scores.masked_fill(blocked.unsqueeze(0), MASK_VALUE)

@@ -21,14 +21,15 @@ class SamplingParams:
     top_p: float = 1.0
 
 
-def clipped_mass(logits: torch.Tensor, allowed: torch.Tensor) -> float:
-    """1 − Σ p(t) over allowed t, under the model's unmasked distribution."""
+def clipped_mass(logits: torch.Tensor, blocked: torch.Tensor) -> float:
+    """1 − Σ p(t) over allowed t — the mass of the blocked tokens — under the model's unmasked
+    distribution (``blocked``: a bool tensor, True where the mask refuses a token)."""
     probs = torch.softmax(logits.float(), dim=-1)
-    return float(1.0 - probs[allowed].sum())
+    return float((probs * blocked).sum())
 
 
-def apply_mask(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-    return logits.masked_fill(~allowed, MASK_VALUE)
+def apply_mask(logits: torch.Tensor, blocked: torch.Tensor) -> torch.Tensor:
+    return logits.masked_fill(blocked, MASK_VALUE)
 
 
 def sample(logits: torch.Tensor, params: SamplingParams, generator: Any = None) -> int:

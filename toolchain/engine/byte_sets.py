@@ -1,34 +1,34 @@
 """Per-token byte sets: which bytes a token holds after its first, as 256-bit masks.
 
-Built once per vocabulary. They answer "does this token's rest stay inside a set of bytes?" for
-thousands of tokens with four word-wise ANDs: a string body's loop (``local_masks.py``) and a run
-near a repetition's end (``runs.py``) both accept tokens that way without walking them.
+Built once per vocabulary (kept in its ``VocabularyTables``). They answer "does this token's rest
+stay inside a set of bytes?" for thousands of tokens with four word-wise ANDs: a string body's
+loop (``local_masks.py``) and a run near a repetition's end (``runs.py``) both accept tokens that
+way without walking them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from gramwright.engine.bitset import IntArray
-from gramwright.engine.vocab import TokenVocabulary
 
 TailSets = npt.NDArray[np.uint64]  # four rows (bytes 0–63, 64–127, …), one column per token id
 _WORD = 0xFFFFFFFFFFFFFFFF
 
 
-def tail_byte_sets(vocab: TokenVocabulary) -> TailSets:
+def build_tail_sets(token_bytes: Sequence[bytes]) -> TailSets:
     """Per token, the set of bytes after its first one, as a 256-bit mask: four uint64 rows
     (bytes 0–63, 64–127, …), one entry per token."""
-    got = _TAIL_SETS.get(vocab.fingerprint)
-    if got is None:
-        tails = [b[1:] for b in vocab.token_bytes]
-        present = np.zeros((vocab.size, 256), dtype=bool)
-        rows = np.repeat(np.arange(vocab.size), [len(t) for t in tails])
-        present[rows, np.frombuffer(b"".join(tails), dtype=np.uint8)] = True
-        # column-major: one uint64 column per 64 bytes, gathered one at a time
-        got = np.ascontiguousarray(np.packbits(present, axis=1, bitorder="little").view(np.uint64).T)
-        _TAIL_SETS[vocab.fingerprint] = got
+    size = len(token_bytes)
+    tails = [b[1:] for b in token_bytes]
+    present = np.zeros((size, 256), dtype=bool)
+    rows = np.repeat(np.arange(size), [len(t) for t in tails])
+    present[rows, np.frombuffer(b"".join(tails), dtype=np.uint8)] = True
+    # column-major: one uint64 column per 64 bytes, gathered one at a time
+    got: TailSets = np.ascontiguousarray(np.packbits(present, axis=1, bitorder="little").view(np.uint64).T)
     return got
 
 
@@ -49,6 +49,3 @@ def tail_inside(tail_sets: TailSets, allowed: int, ids: IntArray | None = None) 
         return np.ones(size, dtype=bool)
     inside: npt.NDArray[np.bool_] = clash == 0
     return inside
-
-
-_TAIL_SETS: dict[str, TailSets] = {}

@@ -19,17 +19,21 @@ from __future__ import annotations
 import bisect
 import itertools
 
+from gramwright.engine.keys import StateKeys
 from gramwright.recognizer.compiled import Chain, CompiledGrammar
 
 
 class LocalAutomaton:
     """Configurations over chains relative to an abstract parent, with memoised transitions."""
 
-    def __init__(self, compiled: CompiledGrammar, horizon: int | None = None) -> None:
+    def __init__(
+        self, compiled: CompiledGrammar, horizon: int | None = None, keys: StateKeys | None = None
+    ) -> None:
         self.cg = compiled
+        self.keys = keys if keys is not None else StateKeys(compiled)
         # with a horizon (the longest token), states are kept only up to what a token can see:
         # far copies of an unrolled repetition collapse, so ``char{0,1024}`` is a loop, not 1024
-        # positions (see ``CompiledGrammar.quotient_state``)
+        # positions (see ``StateKeys.quotient_state``)
         self.horizon = horizon
         self.chains: list[frozenset[Chain]] = []
         self.trans: list[dict[int, int]] = []
@@ -46,7 +50,7 @@ class LocalAutomaton:
             if self.horizon is None:
                 got = chain
             else:
-                q = self.cg.quotient_state
+                q = self.keys.quotient_state
                 h = self.horizon
                 got = tuple(q(rs, h) for rs in chain)
             self._quotients[chain] = got

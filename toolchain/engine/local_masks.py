@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
-from gramwright.engine.byte_sets import tail_byte_sets, tail_inside
+from gramwright.engine.byte_sets import tail_inside
 from gramwright.engine.local import LocalAutomaton
 from gramwright.engine.runs import Run, near_run, pure_tokens
 from gramwright.engine.trie import TokenTrie
@@ -43,7 +43,6 @@ from gramwright.engine.vocab import TokenVocabulary
 UNKNOWN = -1
 # Below this many surviving tokens the numpy walk hands over to per-token dict lookups.
 VECTOR_TAIL = 256
-SHARED_MAX = 4096  # suffix (and shared local) masks kept per vocabulary for sharing between grammars
 SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a shared suffix mask
 # A trie walk takes a subtree whole (no visit) when it has this many tokens and every byte below
 # loops on the state there; only states allowing this many bytes are looked at for loops.
@@ -105,14 +104,15 @@ class LocalWalker:
         self.vocab = vocab
         self.horizon = local.horizon
         self.table: npt.NDArray[np.int32] = np.full((64, 256), UNKNOWN, dtype=np.int32)
-        self.suffix_masks = _SUFFIXES.setdefault(vocab.fingerprint, {})
-        tables = vocabulary_tables(vocab)
-        self.ids = tables.ids
-        self._matrix_t = tables.matrix_t
-        self._tail_sets = tail_byte_sets(vocab)
-        self._multi_byte_ids = tables.multi_byte_ids
-        self._first_byte = tables.first_byte
-        self._first_counts = tables.first_counts
+        tables = vocab.tables
+        self.suffix_masks = tables.suffix_masks  # shared by every grammar on this vocabulary
+        arrays = tables.arrays()
+        self.ids = arrays.ids
+        self._matrix_t = arrays.matrix_t
+        self._tail_sets = tables.tail_sets()
+        self._multi_byte_ids = arrays.multi_byte_ids
+        self._first_byte = arrays.first_byte
+        self._first_counts = arrays.first_counts
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
         self._runs: dict[int, Run | None] = {}
@@ -155,7 +155,7 @@ class LocalWalker:
 
     def trie(self) -> TokenTrie:
         if self._trie is None:
-            self._trie = vocabulary_trie(self.vocab)
+            self._trie = self.vocab.tables.trie()
         return self._trie
 
     # -- trie walk ---------------------------------------------------------------------------
@@ -256,7 +256,7 @@ class LocalWalker:
         if run is None:
             return None
         loop, k = run
-        pure = pure_tokens(self.vocab, self._tail_sets, loop)[candidates]
+        pure = pure_tokens(self.vocab, loop)[candidates]
         fits = self.vocab.lengths[candidates] <= k
         return self.vector_walk(lid, candidates[~pure], accepted=candidates[pure & fits])
 
@@ -410,11 +410,11 @@ class LocalWalker:
         """A grammar-independent name for local state ``lid`` (None if a rule state has none)."""
         if lid in self._local_sigs:
             return self._local_sigs[lid]
-        cg = self.cg
+        keys = self.local.keys
         out: Hashable | None = None
         sigs = []
         for chain in self.local.chains[lid]:
-            sig = tuple(cg.state_signature(rs, self.horizon) for rs in chain)
+            sig = tuple(keys.state_signature(rs, self.horizon) for rs in chain)
             if any(part is None for part in sig):
                 break
             sigs.append(sig)
@@ -433,10 +433,7 @@ class LocalWalker:
         # only a state that loops (a string body) is worth a walk of every token: it recurs in
         # many grammars and contexts; a pattern's or a bounded string's states rarely do
         if got is None and make and self._loop_set(state):
-            got = self.vector_walk(state, self._multi_byte_ids, start=1)
-            if len(self.suffix_masks) >= SHARED_MAX:
-                del self.suffix_masks[next(iter(self.suffix_masks))]
-            self.suffix_masks[sig] = got
+            got = self.suffix_masks.put(sig, self.vector_walk(state, self._multi_byte_ids, start=1))
         return got
 
     def _rejected(self, suffix: LocalMask) -> IntArray:
@@ -502,48 +499,3 @@ class LocalWalker:
                 parts.pending(returning, np.ones(returning.size, dtype=np.int32))
             taken = sel if taken is None else taken | sel
         return taken
-
-
-@dataclass(frozen=True)
-class VocabularyTables:
-    """Per-tokenizer arrays every walker reads (built once per vocabulary, not per grammar: the
-    transposed byte matrix alone is ~4 MB)."""
-
-    ids: IntArray  # tokens with bytes
-    multi_byte_ids: IntArray  # … with more than one byte
-    matrix_t: npt.NDArray[np.uint8]  # byte matrix, position-major: rows gather fast
-    first_byte: npt.NDArray[np.uint8]  # per token id
-    first_counts: list[int]  # tokens with bytes, per first byte
-
-
-def vocabulary_tables(vocab: TokenVocabulary) -> VocabularyTables:
-    got = _TABLES.get(vocab.fingerprint)
-    if got is None:
-        ids = np.nonzero(vocab.lengths > 0)[0].astype(np.int32)
-        got = _TABLES[vocab.fingerprint] = VocabularyTables(
-            ids=ids,
-            multi_byte_ids=ids[vocab.lengths[ids] > 1],
-            matrix_t=np.ascontiguousarray(vocab.byte_matrix.T),
-            first_byte=np.ascontiguousarray(vocab.byte_matrix[:, 0]),
-            first_counts=np.bincount(vocab.byte_matrix[ids, 0], minlength=256).tolist(),
-        )
-    return got
-
-
-_TABLES: dict[str, VocabularyTables] = {}
-_TRIES: dict[str, TokenTrie] = {}
-_SUFFIXES: dict[str, dict[Hashable, LocalMask]] = {}
-
-
-def forget_suffixes(vocab: TokenVocabulary) -> None:
-    """Drop the suffix masks shared between grammars on ``vocab`` (benchmarks of cold engines)."""
-    _SUFFIXES.get(vocab.fingerprint, {}).clear()
-
-
-def vocabulary_trie(vocab: TokenVocabulary) -> TokenTrie:
-    """One trie per tokenizer (by fingerprint), shared by every grammar's engine (~0.5 s to build)."""
-    trie = _TRIES.get(vocab.fingerprint)
-    if trie is None:
-        trie = _TRIES[vocab.fingerprint] = TokenTrie(vocab.token_bytes, (vocab.lengths > 0).tolist())
-        trie.subtrees()  # part of the per-tokenizer preparation, not of the first mask
-    return trie

@@ -16,7 +16,7 @@ Local keys are as coarse as exactness allows, because a cold key costs a walk of
   keyed at its own horizon, so short tokens still share and only long ones see the end (and
   within a band, tokens made of a *run*'s bytes — a string's ordinary characters — are decided
   by their length, ``runs.py``);
-* a key whose rule states have content signatures (``CompiledGrammar.state_signature``) means
+* a key whose rule states have content signatures (``StateKeys.state_signature``) means
   the same in every grammar: its mask is shared by every engine on the vocabulary (a string
   body is walked once per process, not once per schema).
 
@@ -28,17 +28,18 @@ matcher's business.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
+from gramwright.engine.collector import cold_work
+from gramwright.engine.keys import StateKeys
 from gramwright.engine.local import LocalAutomaton
-from gramwright.engine.local_masks import SHARED_MAX, LocalMask, LocalWalker, forget_suffixes
+from gramwright.engine.local_masks import LocalMask, LocalWalker
+from gramwright.engine.tables import Bands
 from gramwright.engine.trie import TokenTrie
 from gramwright.engine.vocab import TokenVocabulary
 from gramwright.recognizer.compiled import BOTTOM, DEAD, Chain, CompiledGrammar
@@ -72,12 +73,13 @@ class MaskComputer:
         self.horizon = int(vocab.lengths.max()) if vocab.size else 0
         # token length bands (upper bounds, bytes) for masks near the end of a repetition
         self.band_uppers = [u for u in BAND_UPPERS if u < self.horizon] + [self.horizon]
-        self.local = LocalAutomaton(compiled, self.horizon)
+        self.keys = StateKeys(compiled)
+        self.local = LocalAutomaton(compiled, self.horizon, self.keys)
         self.walker = LocalWalker(self.local, vocab)
         self.cache: dict[int, Words] = {}  # per configuration: allowed tokens
         self.local_masks: dict[Hashable, LocalMask] = {}
         # masks of grammar-independent keys, shared by every engine on this vocabulary
-        self.shared_masks = _SHARED.setdefault(vocab.fingerprint, {})
+        self.shared_masks = vocab.tables.shared_masks
         self._chain_lids: dict[Chain, int] = {}
         self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
         self.hits = 0
@@ -100,6 +102,7 @@ class MaskComputer:
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.local = state["local"]
+        self.keys = self.local.keys  # the memo tables of the keys travel with the automaton
         self.walker = LocalWalker(self.local, self.vocab)
         self.walker.table = state["table"]
         self.cache = state["cache"]
@@ -117,7 +120,7 @@ class MaskComputer:
             self.hits += 1
             return hit
         self.misses += 1
-        with _collector_paused():
+        with cold_work():
             out = self._compute(config)
         out.setflags(write=False)
         if not out.any():
@@ -177,13 +180,14 @@ class MaskComputer:
         """The top rule states of a stack (``depth`` of them, not counting leaf rules such as a
         character, which return within a few bytes) and the frame below them."""
         cg = self.cg
+        is_leaf = self.keys.is_leaf
         states: list[int] = []
         f = frame
         counted = 0
         while f != BOTTOM and counted < self.depth:
             rs = cg.frame_state(f)
             states.append(rs)
-            counted += not cg.is_leaf(rs)
+            counted += not is_leaf(rs)
             f = cg.frame_parent(f)
         return tuple(states), f
 
@@ -204,22 +208,22 @@ class MaskComputer:
     def _key_uncached(
         self, chain: Chain, bottom: bool, band: int | None, signed: bool
     ) -> tuple[Hashable, bool]:
-        cg = self.cg
+        keys = self.keys
         horizon = self.horizon if band is None else self.band_uppers[band]
         if signed:
-            sigs = [cg.state_signature(rs, horizon) for rs in chain]
+            sigs = [keys.state_signature(rs, horizon) for rs in chain]
             if all(sig is not None for sig in sigs):
                 return (band, tuple(sigs), bottom), True
-        return (band, tuple(cg.canonical_state(rs, horizon) for rs in chain), bottom), False
+        return (band, tuple(keys.canonical_state(rs, horizon) for rs in chain), bottom), False
 
     def _banded(self, chain: Chain) -> bool:
         """Whether ``chain`` sits within a token's reach of the end of an unrolled repetition
         (``char{0,32}``): there short tokens see the same grammar as in earlier copies and only
         long ones see the end, so the mask is computed per band of token lengths, each band keyed
         at its own horizon and so shared as far as it can be."""
-        cg = self.cg
+        near_end = self.keys.near_end
         for rs in chain:
-            left = cg.near_end(rs)
+            left = near_end(rs)
             if left is not None and left <= self.horizon:
                 return True
         return False
@@ -284,43 +288,20 @@ class MaskComputer:
                 got = walker.trie_walk(lid)
             else:
                 got = walker.vector_walk(lid, walker.ids)
-            if shared and len(store) >= SHARED_MAX:
-                del store[next(iter(store))]  # oldest first
-            store[key] = got
+            if shared:
+                self.shared_masks.put(key, got)  # bounded: the oldest goes first
+            else:
+                store[key] = got
         return got
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a cold mask is computed, and afterwards the objects alive
-    then (the engine's memo tables, mostly) move to the collector's permanent generation
-    (``gc.freeze``): they live as long as the engine anyway, and full collections scanning
-    millions of them cost up to ~0.4 s each (measured on the JSONSchemaBench replay: the replay
-    total drops by about a third). Side effect, process-wide: cyclic garbage that exists at
-    that moment is never collected; objects freed by reference counting are unaffected."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
-
-
-def forget_shared(vocab: TokenVocabulary) -> None:
-    """Drop the masks shared between grammars on ``vocab`` (benchmarks of cold engines)."""
-    _SHARED.get(vocab.fingerprint, {}).clear()
-    forget_suffixes(vocab)
-
-
-def _bands(
-    vocab: TokenVocabulary, ids: IntArray, uppers: list[int]
-) -> tuple[list[IntArray], dict[int, TokenTrie]]:
+def _bands(vocab: TokenVocabulary, ids: IntArray, uppers: list[int]) -> Bands:
     """Per length band, its tokens, and for the bands of at most BAND_TRIE_MAX tokens (the
-    longest tokens) their trie, subtree index included: built once per vocabulary with the first
-    engine, not by the first mask near a repetition's end (~15 ms for the trie and its index)."""
-    got = _BANDS.get(vocab.fingerprint)
+    longest tokens) their trie, subtree index included: built once per vocabulary (kept in its
+    tables) with the first engine, not by the first mask near a repetition's end (~15 ms for the
+    trie and its index)."""
+    store = vocab.tables.bands
+    got = store.get(tuple(uppers))
     if got is None:
         bands: list[IntArray] = []
         lower = 0
@@ -334,12 +315,8 @@ def _bands(
             if members.size <= BAND_TRIE_MAX:
                 tries[band] = TokenTrie.from_pairs((t, tb[t]) for t in members.tolist())
                 tries[band].subtrees()
-        got = _BANDS[vocab.fingerprint] = (bands, tries)
+        got = store[tuple(uppers)] = (bands, tries)
     return got
-
-
-_SHARED: dict[str, dict[Hashable, LocalMask]] = {}
-_BANDS: dict[str, tuple[list[IntArray], dict[int, TokenTrie]]] = {}
 
 
 def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> IntArray:

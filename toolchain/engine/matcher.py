@@ -1,9 +1,10 @@
 """GrammarEngine (per grammar × tokenizer, shared) and Matcher (per request).
 
 The matcher advances the one recognizer by whole tokens and answers the allowed-token set for the
-current state. EOS is allowed only in an accepting state; special tokens never. An empty mask is a
-bug and raises EmptyMaskError with the state, the tail of the output and the live rule stacks —
-never a silent EOS.
+current state, as a bitset (the peers' int32 layout; ``gramwright.decode.masking`` turns it into
+tensors on the logits' device) or as ids. EOS is allowed only in an accepting state; special tokens
+never. An empty mask is a bug and raises EmptyMaskError with the state, the tail of the output and
+the live rule stacks — never a silent EOS.
 """
 
 from __future__ import annotations
@@ -80,9 +81,9 @@ class GrammarEngine:
         self.vocab = vocab
         self.masks = MaskComputer(self.compiled, vocab)
         self.eos = np.asarray(sorted(vocab.eos_ids), dtype=np.int32)
-        self._tensors: dict[int, Any] = {}
-        self._blocked: dict[tuple[int, int], Any] = {}
         self._bitmasks: dict[int, npt.NDArray[np.int32]] = {}
+        self.stopped_bitmask = np.zeros(bitset.num_words(vocab.size), dtype=np.int32)  # after EOS
+        self.stopped_bitmask.setflags(write=False)
         self.from_cache = False
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
 
@@ -121,29 +122,6 @@ class GrammarEngine:
             got = self._bitmasks[config] = with_eos.view(np.int32)
         return got
 
-    def mask_tensor(self, config: int, width: int, device: Any = None) -> Any:
-        """A cached torch bool tensor of ``width`` (the logits width) for ``config``."""
-        import torch
-
-        got = self._tensors.get(config)
-        if got is None or got.shape[0] != width:
-            bits = torch.zeros(width, dtype=torch.bool)
-            ids = self.allowed_ids(config)
-            bits[torch.from_numpy(ids[ids < width].astype(np.int64))] = True
-            got = bits if device is None else bits.to(device)
-            self._tensors[config] = got
-        return got
-
-    def blocked_tensor(self, config: int, width: int, device: Any = None) -> Any:
-        """The complement of ``mask_tensor`` (cached too): what ``masked_fill`` wants, without a
-        fresh inversion every step."""
-        key = (config, width)
-        got = self._blocked.get(key)
-        if got is None:
-            got = ~self.mask_tensor(config, width, device)
-            self._blocked[key] = got
-        return got
-
     def matcher(self) -> Matcher:
         return Matcher(self)
 
@@ -169,6 +147,11 @@ class Matcher:
         return len(self._history)
 
     @property
+    def stopped(self) -> bool:
+        """EOS was consumed: nothing more is allowed."""
+        return self._stopped
+
+    @property
     def output(self) -> bytes:
         return bytes(self._output)
 
@@ -187,19 +170,23 @@ class Matcher:
             raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
         return ids
 
-    def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
-        """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
+    def bitmask(self) -> npt.NDArray[np.int32]:
+        """The current mask as a read-only int32 bitset (cached per state by the engine; no copy):
+        EOS included in an accepting state, all zero once stopped."""
         if self._stopped:
-            bitmask[row] = 0
-            return
+            return self.engine.stopped_bitmask
         config = self._config
         words = self.engine.bitmask(config)
         if config in self.engine.masks.empty and not (
             self._cg.config_accepting[config] and self.engine.eos.size
         ):
-            # an empty mask is a bug: say where, never write it
+            # an empty mask is a bug: say where, never hand it out
             raise EmptyMaskError(config, self.output, self._cg.stack_rules(config))
-        bitmask[row] = words
+        return words
+
+    def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
+        """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
+        bitmask[row] = self.bitmask()
 
     def try_consume(self, token_id: int) -> bool:
         if self._stopped:

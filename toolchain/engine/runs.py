@@ -15,13 +15,12 @@ import bisect
 import numpy as np
 import numpy.typing as npt
 
-from gramwright.engine.byte_sets import TailSets, tail_inside
+from gramwright.engine.byte_sets import tail_inside
 from gramwright.engine.local import LocalAutomaton
 from gramwright.engine.vocab import TokenVocabulary
 
 # A run is only looked for over at least this many bytes (a string's ordinary characters: 94).
 RUN_MIN_BYTES = 32
-_PURE_MAX = 64  # byte sets whose tokens are kept per process
 
 Run = tuple[int, int]  # (bytes as an int bit set, how many copies they can still step)
 
@@ -62,19 +61,17 @@ def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Ru
     return memo[lid]
 
 
-def pure_tokens(vocab: TokenVocabulary, tail_sets: TailSets, loop: int) -> npt.NDArray[np.bool_]:
+def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
     """Per token id: whether the token has bytes and every one of them is in ``loop`` (an int bit
-    set). Kept per vocabulary and byte set (a few per process: every string shares one)."""
-    key = (vocab.fingerprint, loop)
-    got = _PURE.get(key)
+    set). Kept in the vocabulary's tables per byte set (a few: every string shares one)."""
+    store = vocab.tables.pure
+    got = store.get(loop)
     if got is None:
         inside = np.zeros(256, dtype=bool)
         inside[_members(loop)] = True
         first = vocab.byte_matrix[:, 0]
-        got = tail_inside(tail_sets, loop) & inside[first] & (vocab.lengths > 0)
-        if len(_PURE) >= _PURE_MAX:
-            del _PURE[next(iter(_PURE))]
-        _PURE[key] = got
+        got = tail_inside(vocab.tables.tail_sets(), loop) & inside[first] & (vocab.lengths > 0)
+        store.put(loop, got)
     return got
 
 
@@ -96,6 +93,3 @@ def _common_code(local: LocalAutomaton, lid: int, members: list[int]) -> int | N
 
 def _members(bits: int) -> list[int]:
     return [b for b in range(256) if bits >> b & 1]
-
-
-_PURE: dict[tuple[str, int], npt.NDArray[np.bool_]] = {}

@@ -21,15 +21,13 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from tokenizers import Tokenizer
 
+from gramwright.engine.tables import VocabularyTables
 from gramwright.errors import EngineError
-
-if TYPE_CHECKING:
-    from gramwright.models.loader import LoadedModel
 
 # Part of every fingerprint: bump it when the meaning of token bytes changes.
 _FINGERPRINT_VERSION = b"gramwright-vocab-1\0"
@@ -122,6 +120,9 @@ class TokenVocabulary:
     ``fingerprint`` is the sha256 of every token's bytes, the special ids and the EOS ids: it is the
     tokenizer component of every compiled-artefact and mask cache key (two tokenizers with the same
     fingerprint get the same masks, any difference changes it).
+
+    From a loaded model or a model name: ``gramwright.models.vocabulary`` (the engine knows no
+    model loader).
     """
 
     def __init__(
@@ -156,6 +157,16 @@ class TokenVocabulary:
         digest.update(np.array(sorted(self.special_ids), dtype="<i8").tobytes())
         digest.update(np.array(sorted(self.eos_ids), dtype="<i8").tobytes())
         self.fingerprint = digest.hexdigest()
+        self._tables: VocabularyTables | None = None
+
+    @property
+    def tables(self) -> VocabularyTables:
+        """What the engine derives from this vocabulary alone (trie, byte tables, the masks
+        shared between grammars), built lazily; shared with every live vocabulary of the same
+        fingerprint. ``tables.clear()`` frees it (``tables.py``)."""
+        if self._tables is None:
+            self._tables = VocabularyTables.of(self)
+        return self._tables
 
     @classmethod
     def from_tokenizer(
@@ -197,28 +208,6 @@ class TokenVocabulary:
             token_bytes.append(b"" if token is None else scheme.token_bytes(token))
         names = {i: str(added[i]["content"]) if i in added else backend.id_to_token(i) or "" for i in special}
         return cls(token_bytes, special, eos, names, scheme.name)
-
-    @classmethod
-    def from_model_name(cls, model: str | None = None) -> TokenVocabulary:
-        """For a model as the loader names it (``None`` = the embedded SmolLM2); loads no weights."""
-        from gramwright.models.loader import load_tokenizer, model_vocab_info
-
-        info = model_vocab_info(model)
-        return cls.from_tokenizer(load_tokenizer(model), info.vocab_size, info.eos_ids)
-
-    @classmethod
-    def from_loaded(cls, loaded: LoadedModel) -> TokenVocabulary:
-        """For a loaded model: sized to its real logits width, with its generation config's EOS ids."""
-        model = loaded.model
-        width: int | None = getattr(model.config, "vocab_size", None)
-        head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-        if head is not None and hasattr(head, "weight"):
-            width = int(head.weight.shape[0])
-        eos: set[int] = set()
-        for config in (model.config, getattr(model, "generation_config", None)):
-            value = getattr(config, "eos_token_id", None)
-            eos |= {value} if isinstance(value, int) else {v for v in value or [] if isinstance(v, int)}
-        return cls.from_tokenizer(loaded.tokenizer, width, eos)
 
     def describe(self) -> dict[str, object]:
         """Plain numbers for reports: how big, how many control and unusable ids, token byte lengths."""

@@ -26,30 +26,16 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Hashable
 
 from gramwright.grammar.analysis import prepare
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer.nfa import Nfa, build_nfa
 
 DEAD = -1
-_UNSET = object()
 BOTTOM = 0  # the empty stack: reaching it means the root rule has completed
 
 Chain = tuple[int, ...]  # rule states: the top one first, then return states below it
 RelClosure = tuple[tuple[Chain, ...], bool]  # chains to hang under the parent, returns into it
-
-
-# Rules reaching at most this much grammar get a content signature (see state_signature).
-SIGNATURE_MAX_RULES = 8
-SIGNATURE_MAX_STATES = 4096
-# A rule state whose rule part within reach is at most this many NFA states is named by its shape.
-SIGNATURE_REACH = 96
-
-
-def _rule_end(nfa: Nfa, rule: int) -> int:
-    """One past the last NFA state of ``rule`` (rules own contiguous state ranges)."""
-    return nfa.rule_start[rule + 1] if rule + 1 < len(nfa.rule_start) else nfa.num_states
 
 
 class CompiledGrammar:
@@ -71,24 +57,6 @@ class CompiledGrammar:
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rule_start = [self._rule_state(frozenset([s])) for s in self.nfa.rule_start]
-        # Rules with equal bodies get identical NFA layouts (the builder is deterministic), so a rule
-        # state is identified up to isomorphism by (first rule with that body, member offsets).
-        first_with_body: dict[object, int] = {}
-        self._rule_canon = [
-            first_with_body.setdefault(self.grammar.rules[name], i)
-            for i, name in enumerate(self.nfa.rule_names)
-        ]
-        self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
-        # rules that call no other rule (``char``, ``esc``): they return after a few bytes
-        calling = {self.nfa.rule_of[s] for s, calls in enumerate(self.nfa.calls) if calls}
-        self._leaf_rule = [i not in calling for i in range(len(self.nfa.rule_names))]
-        self._rs_canon: dict[tuple[int, int | None], int] = {}
-        self._labels: dict[int, list[int]] = {}
-        self._quotients: dict[tuple[int, int], int] = {}
-        self._near: dict[int, int | None] = {}
-        self._tail: dict[int, int] | None = None
-        self._rule_sigs: dict[int, str | None] = {}
-        self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -172,200 +140,17 @@ class CompiledGrammar:
             self._rs_ranges[rs] = got
         return got
 
-    def canonical_state(self, rs: int, horizon: int | None = None) -> int:
-        """An id shared by rule states whose token masks are equal.
+    def state_members(self, rs: int) -> frozenset[int]:
+        """The NFA states of rule state ``rs`` (epsilon-closed, all in one rule)."""
+        return self._rs_nfa[rs]
 
-        Isomorphic rule states of rules with equal bodies (e.g. every ``"\"" char* "\""`` string
-        rule of a schema) share an id. With a ``horizon`` (the longest token, in bytes), so do
-        states in different copies of an unrolled repetition that no token can tell apart: copies
-        of ``x{0,1024}`` that have more than ``horizon`` copies left behave alike for any string of
-        at most ``horizon`` bytes, since every copy consumes a byte."""
-        memo = (rs, horizon)
-        cid = self._rs_canon.get(memo)
-        if cid is None:
-            rule = self._rs_rule[rs]
-            base = self.nfa.rule_start[rule]
-            members = self._rs_nfa[rs]
-            if horizon is not None:
-                labels = self.horizon_labels(horizon)
-                members = frozenset(labels[s] for s in members)
-            key = (self._rule_canon[rule], frozenset(s - base for s in members))
-            cid = self._canon_ids.setdefault(key, len(self._canon_ids))
-            self._rs_canon[memo] = cid
-        return cid
+    def state_rule(self, rs: int) -> int:
+        """The rule (an index into ``nfa.rule_names``) that rule state ``rs`` belongs to."""
+        return self._rs_rule[rs]
 
-    def state_signature(self, rs: int, horizon: int | None = None) -> Hashable | None:
-        """A grammar-independent name for rule state ``rs`` up to ``horizon`` (as in
-        ``canonical_state``): equal signatures, in any two grammars, mean the same strings of up
-        to ``horizon`` bytes from there, so token masks can be shared between grammars.
-
-        Preferably the shape of what is reachable from ``rs`` inside its rule, with far copies of
-        repetitions folded (``horizon_labels``) and called rules named by content: the body of
-        every ``"\"" char{0,n} "\""`` looks alike from its first copies whatever ``n`` and
-        whatever rule it sits in. Else the content hash of its rule (and every rule that rule
-        reaches) with its place in it; None when that is too much grammar to hash."""
-        memo = (rs, horizon)
-        if memo in self._rs_sigs:
-            return self._rs_sigs[memo]
-        if horizon is not None:
-            # far copies of a repetition share their quotient's signature: computed once, not
-            # once per copy (the signature maps members through the same horizon labels)
-            q = self.quotient_state(rs, horizon)
-            if q != rs:
-                out_q = self._rs_sigs[memo] = self.state_signature(q, horizon)
-                return out_q
-        out: Hashable | None = self._reach_signature(rs, horizon)
-        if out is None:
-            rule = self._rs_rule[rs]
-            sig = self._rule_signature(rule)
-            if sig is not None:
-                base = self.nfa.rule_start[rule]
-                members = self._rs_nfa[rs]
-                if horizon is not None:
-                    labels = self.horizon_labels(horizon)
-                    members = frozenset(labels[s] for s in members)
-                out = ("rule", sig, frozenset(s - base for s in members))
-        self._rs_sigs[memo] = out
-        return out
-
-    def _reach_signature(self, rs: int, horizon: int | None) -> Hashable | None:
-        """The reachable part of ``rs``'s rule as a canonical tuple (numbered in discovery order),
-        or None past SIGNATURE_REACH states or when a called rule has no content signature."""
-        nfa = self.nfa
-        labels = self.horizon_labels(horizon) if horizon is not None else None
-        final = nfa.rule_final[self._rs_rule[rs]]
-        order: dict[int, int] = {}
-        queue: list[int] = []
-
-        def num(state: int) -> int:
-            if labels is not None:
-                state = labels[state]
-            got = order.get(state)
-            if got is None:
-                got = order[state] = len(queue)
-                queue.append(state)
-            return got
-
-        starts = tuple(sorted({num(st) for st in sorted(self._rs_nfa[rs])}))
-        shape: list[tuple[object, ...]] = []
-        i = 0
-        while i < len(queue):
-            if i >= SIGNATURE_REACH:
-                return None
-            st = queue[i]
-            i += 1
-            calls = []
-            for callee, ret in nfa.calls[st]:
-                callee_sig = self._rule_signature(callee)
-                if callee_sig is None:
-                    return None
-                calls.append((callee_sig, num(ret)))
-            shape.append(
-                (
-                    st == final,
-                    tuple((lo, hi, num(t)) for lo, hi, t in nfa.byte_edges[st]),
-                    tuple(num(t) for t in nfa.eps[st]),
-                    tuple(calls),
-                )
-            )
-        return ("reach", starts, hashlib.sha256(repr(shape).encode()).hexdigest()[:32])
-
-    def _rule_signature(self, rule: int) -> str | None:
-        if rule in self._rule_sigs:
-            return self._rule_sigs[rule]
-        nfa = self.nfa
-        reach = {rule}
-        todo = [rule]
-        sig: str | None = None
-        while todo and len(reach) <= SIGNATURE_MAX_RULES:
-            r = todo.pop()
-            for state in range(nfa.rule_start[r], _rule_end(nfa, r)):
-                for callee, _ in nfa.calls[state]:
-                    if callee not in reach:
-                        reach.add(callee)
-                        todo.append(callee)
-        size = sum(_rule_end(nfa, r) - nfa.rule_start[r] for r in reach)
-        if len(reach) <= SIGNATURE_MAX_RULES and size <= SIGNATURE_MAX_STATES:
-            names = nfa.rule_names
-            content = repr((names[rule], sorted((names[r], self.grammar.rules[names[r]]) for r in reach)))
-            sig = hashlib.sha256(content.encode()).hexdigest()[:32]
-        self._rule_sigs[rule] = sig
-        return sig
-
-    def quotient_state(self, rs: int, horizon: int) -> int:
-        """A rule state that accepts the same strings of up to ``horizon`` bytes as ``rs``: its
-        members mapped by ``horizon_labels`` (so far copies of a repetition collapse onto one)."""
-        memo = (rs, horizon)
-        got = self._quotients.get(memo)
-        if got is None:
-            labels = self.horizon_labels(horizon)
-            members = self._rs_nfa[rs]
-            image = frozenset(labels[s] for s in members)
-            got = rs if image == members else self._rule_state(image)
-            self._quotients[memo] = got
-        return got
-
-    def near_end(self, rs: int) -> int | None:
-        """How many copies of an unrolled repetition are left at ``rs`` at the fewest (mandatory
-        ones still owed count too), or None outside any: token masks near such an end can only
-        be shared by tokens too short to see it."""
-        got = self._near.get(rs, _UNSET)
-        if got is _UNSET:
-            tails = self._tails()
-            left = [tails[s] for s in self._rs_nfa[rs] if s in tails]
-            got = min(left) if left else None
-            self._near[rs] = got
-        return got  # type: ignore[return-value]
-
-    def _tails(self) -> dict[int, int]:
-        if self._tail is None:
-            tail: dict[int, int] = {}
-            for rep in self.nfa.repeats:
-                for c in range(-1, rep.copies):  # -1: where copy 0 begins
-                    owed = max(rep.lo - c - 1, 0)
-                    left = [owed] if owed else []
-                    if rep.hi is not None:
-                        left.append(rep.hi - c - 1)
-                    if not left:
-                        continue
-                    first = rep.base + c * rep.size
-                    states = [rep.start] if c < 0 else range(first, first + rep.size)
-                    fewest = min(left)
-                    for st in states:
-                        tail[st] = min(tail.get(st, fewest), fewest)
-            self._tail = tail
-        return self._tail
-
-    def horizon_labels(self, horizon: int) -> list[int]:
-        """NFA state → the state that stands for it when no string longer than ``horizon`` bytes
-        is looked at (itself, except in the copies of an unrolled repetition).
-
-        Copy ``c`` of ``x{lo,hi}`` is followed by between ``a = max(lo-c-1, 0)`` and
-        ``b = hi-c-1`` more copies. Within ``horizon`` bytes at most ``horizon`` copies can pass,
-        so two copies with the same ``(min(a, horizon+1), min(b, horizon+1))`` accept the same
-        strings of up to ``horizon`` bytes: the later one maps onto the first such copy. Inner
-        repetitions are mapped before the copies containing them, so the maps compose."""
-        labels = self._labels.get(horizon)
-        if labels is None:
-            labels = list(range(self.nfa.num_states))
-            cap = horizon + 1
-            for rep in self.nfa.repeats:
-                first_copy: dict[tuple[int, int], int] = {}
-                for c in range(rep.copies):
-                    a = min(max(rep.lo - c - 1, 0), cap)
-                    b = cap if rep.hi is None else min(rep.hi - c - 1, cap)
-                    r = first_copy.setdefault((a, b), c)
-                    if r != c:
-                        shift = (c - r) * rep.size
-                        start = rep.base + c * rep.size
-                        for s in range(start, start + rep.size):
-                            labels[s] = labels[s - shift]
-            self._labels[horizon] = labels
-        return labels
-
-    def is_leaf(self, rs: int) -> bool:
-        """Whether the rule of ``rs`` calls no other rule."""
-        return self._leaf_rule[self._rs_rule[rs]]
+    def rule_state(self, nfa_states: frozenset[int]) -> int:
+        """Intern the rule state of ``nfa_states`` (NFA states of one rule; epsilon-closed here)."""
+        return self._rule_state(nfa_states)
 
     def rule_name_of(self, rs: int) -> str:
         return self.nfa.rule_names[self._rs_rule[rs]]

@@ -8,7 +8,7 @@ Bounded repetition ``x{m,n}`` is unrolled as ``x…x (x (x …)?)?`` — nested 
 ``x? x? x?`` so the NFA stays unambiguous about which copy consumed a byte. Each unrolled
 repetition of a non-nullable item is recorded (``RepeatCopies``): its copies are laid out
 identically, which lets the token engine treat copies that are far from both ends as one position
-(see ``CompiledGrammar.horizon_labels``).
+(see ``StateKeys.horizon_labels`` in ``engine/keys.py``).
 """
 
 from __future__ import annotations

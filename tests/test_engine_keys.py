@@ -1,0 +1,68 @@
+"""The engine's keys (engine/keys.py): which rule states may share token masks, within one grammar
+and across grammars, and how unrolled repetitions fold within a token's reach."""
+
+from __future__ import annotations
+
+from gramwright.engine.keys import StateKeys
+from gramwright.grammar.ir import Expr, Grammar, Ref, char_class, literal, repeat, seq
+from gramwright.recognizer import CompiledGrammar, compile_grammar
+
+LOWER = ((0x61, 0x7A),)
+DIGITS = ((0x30, 0x39),)
+
+
+def _string(cls: tuple[tuple[int, int], ...] = LOWER, hi: int = 40) -> Expr:
+    return seq(literal('"'), repeat(char_class(cls), 0, hi), literal('"'))
+
+
+def _top(cg: CompiledGrammar, data: bytes) -> int:
+    """The one rule state on top of the stacks after ``data``."""
+    config = cg.walk(cg.initial, data)
+    (state,) = {cg.frame_state(f) for f in cg.config_frames[config]}
+    return state
+
+
+PAIR = Grammar(
+    {
+        "root": seq(literal("{"), Ref("s1"), literal(","), Ref("s2"), literal("}")),
+        "s1": _string(),
+        "s2": _string(),
+    }
+)
+
+
+def test_rules_with_equal_bodies_share_a_canonical_state() -> None:
+    cg = compile_grammar(PAIR)
+    keys = StateKeys(cg)
+    first, second = _top(cg, b'{"ab'), _top(cg, b'{"",' + b'"ab')
+    assert cg.rule_name_of(first) == "s1" and cg.rule_name_of(second) == "s2"
+    assert keys.canonical_state(first) == keys.canonical_state(second)
+    assert keys.canonical_state(first, 8) == keys.canonical_state(second, 8)
+    assert keys.is_leaf(first)  # the string rule calls no other rule
+
+
+def test_signatures_name_the_same_strings_in_any_grammar() -> None:
+    other = compile_grammar(Grammar({"root": seq(literal("["), Ref("t"), literal("]")), "t": _string()}))
+    digits = compile_grammar(
+        Grammar({"root": seq(literal("["), Ref("t"), literal("]")), "t": _string(DIGITS)})
+    )
+    cg = compile_grammar(PAIR)
+    sig = StateKeys(cg).state_signature(_top(cg, b'{"ab'), 8)
+    assert sig is not None
+    assert StateKeys(other).state_signature(_top(other, b'["ab'), 8) == sig
+    assert StateKeys(digits).state_signature(_top(digits, b'["12'), 8) != sig
+
+
+def test_far_copies_of_a_repetition_fold_within_the_horizon_and_the_end_does_not() -> None:
+    cg = compile_grammar(PAIR)
+    keys = StateKeys(cg)
+    two, three = _top(cg, b'{"ab'), _top(cg, b'{"abc')
+    near = _top(cg, b'{"' + b"a" * 38)
+    assert two != three and keys.canonical_state(two) != keys.canonical_state(three)
+    # more than a horizon's worth of copies left: no 4-byte token can tell them apart
+    assert keys.quotient_state(two, 4) == keys.quotient_state(three, 4)
+    assert keys.canonical_state(two, 4) == keys.canonical_state(three, 4)
+    assert keys.near_end(two) == 38 and keys.near_end(near) == 2
+    assert keys.canonical_state(near, 4) != keys.canonical_state(two, 4)
+    labels = keys.horizon_labels(4)
+    assert len(labels) == cg.nfa.num_states and labels != list(range(cg.nfa.num_states))

@@ -1,0 +1,159 @@
+"""What the engine derives from one vocabulary alone, kept in one object per vocabulary.
+
+Every grammar's engine on a tokenizer reads the same per-token arrays (the transposed byte matrix,
+first bytes), the same vocabulary trie (~0.5 s to build), the same per-token byte sets, and shares
+the local and suffix masks whose keys are content signatures (a string body is walked once per
+vocabulary, not once per schema). Those used to be seven module-level dicts keyed by fingerprint,
+alive until the process ended; here they are one ``VocabularyTables``, reached as
+``TokenVocabulary.tables``:
+
+* shared by every ``TokenVocabulary`` with the same fingerprint *while one of them is alive* (the
+  registry holds it weakly): dropping the vocabularies and their engines frees it;
+* ``clear()`` frees everything it holds now (it is rebuilt lazily on next use), and
+  ``forget_shared()`` only the masks shared between grammars (benchmarks of cold engines).
+
+Engines made before a ``clear()`` keep the arrays they already hold until they are dropped; the
+shared mask stores are emptied in place, so every engine sees that. Builders that belong to one
+walk (length bands, a run's tokens) live with that walk and keep their results here.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from gramwright.engine.bitset import IntArray
+from gramwright.engine.byte_sets import TailSets, build_tail_sets
+from gramwright.engine.trie import TokenTrie
+
+if TYPE_CHECKING:
+    from gramwright.engine.local_masks import LocalMask
+    from gramwright.engine.vocab import TokenVocabulary
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+SHARED_MAX = 4096  # suffix (and shared local) masks kept per vocabulary for sharing between grammars
+PURE_MAX = 64  # byte sets whose tokens are kept (every string's ordinary characters share one)
+
+Bands = tuple[list[IntArray], dict[int, TokenTrie]]  # per length band: its tokens, tries of small ones
+
+
+class BoundedStore(dict[K, V]):
+    """A dict that keeps at most ``limit`` entries, dropping the oldest first (insertion order:
+    a content-signed mask that served once is as likely to serve again as a newer one)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: K, value: V) -> V:
+        if key not in self and len(self) >= self.limit:
+            del self[next(iter(self))]
+        self[key] = value
+        return value
+
+
+@dataclass(frozen=True)
+class TokenArrays:
+    """Per-token arrays every walker reads (the transposed byte matrix alone is ~4 MB)."""
+
+    ids: IntArray  # tokens with bytes
+    multi_byte_ids: IntArray  # … with more than one byte
+    matrix_t: npt.NDArray[np.uint8]  # byte matrix, position-major: rows gather fast
+    first_byte: npt.NDArray[np.uint8]  # per token id
+    first_counts: list[int]  # tokens with bytes, per first byte
+
+
+class VocabularyTables:
+    """The per-vocabulary tables and mask stores (see the module docstring). Holds the
+    vocabulary's own arrays, never the vocabulary object (so no reference cycle keeps it)."""
+
+    def __init__(
+        self,
+        token_bytes: Sequence[bytes],
+        lengths: npt.NDArray[np.int32],
+        byte_matrix: npt.NDArray[np.uint8],
+    ) -> None:
+        self._token_bytes = token_bytes
+        self._lengths = lengths
+        self._byte_matrix = byte_matrix
+        self.shared_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX)
+        self.suffix_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX)
+        self.pure: BoundedStore[int, npt.NDArray[np.bool_]] = BoundedStore(PURE_MAX)
+        self.bands: dict[tuple[int, ...], Bands] = {}
+        self._arrays: TokenArrays | None = None
+        self._trie: TokenTrie | None = None
+        self._tail_sets: TailSets | None = None
+
+    @classmethod
+    def of(cls, vocab: TokenVocabulary) -> VocabularyTables:
+        """The tables of ``vocab``: those of a live vocabulary with its fingerprint, else new."""
+        got = _LIVE.get(vocab.fingerprint)
+        if got is None:
+            got = cls(vocab.token_bytes, vocab.lengths, vocab.byte_matrix)
+            _LIVE[vocab.fingerprint] = got
+        return got
+
+    def arrays(self) -> TokenArrays:
+        if self._arrays is None:
+            lengths, matrix = self._lengths, self._byte_matrix
+            ids = np.nonzero(lengths > 0)[0].astype(np.int32)
+            self._arrays = TokenArrays(
+                ids=ids,
+                multi_byte_ids=ids[lengths[ids] > 1],
+                matrix_t=np.ascontiguousarray(matrix.T),
+                first_byte=np.ascontiguousarray(matrix[:, 0]),
+                first_counts=np.bincount(matrix[ids, 0], minlength=256).tolist(),
+            )
+        return self._arrays
+
+    def trie(self) -> TokenTrie:
+        """The vocabulary trie, subtree index included (part of the per-tokenizer preparation,
+        not of the first mask that needs it)."""
+        if self._trie is None:
+            trie = TokenTrie(self._token_bytes, (self._lengths > 0).tolist())
+            trie.subtrees()
+            self._trie = trie
+        return self._trie
+
+    def tail_sets(self) -> TailSets:
+        """Per token, the bytes after its first one (``byte_sets.py``)."""
+        if self._tail_sets is None:
+            self._tail_sets = build_tail_sets(self._token_bytes)
+        return self._tail_sets
+
+    def forget_shared(self) -> None:
+        """Drop the masks shared between grammars (the next engine computes its masks cold)."""
+        self.shared_masks.clear()
+        self.suffix_masks.clear()
+
+    def clear(self) -> None:
+        """Free everything held; each table is rebuilt on its next use."""
+        self.forget_shared()
+        self.pure.clear()
+        self.bands.clear()
+        self._arrays = None
+        self._trie = None
+        self._tail_sets = None
+
+    def describe(self) -> dict[str, int | bool]:
+        """What is held now, in plain numbers (for reports and tests)."""
+        return {
+            "arrays": self._arrays is not None,
+            "trie": self._trie is not None,
+            "tail_sets": self._tail_sets is not None,
+            "shared_masks": len(self.shared_masks),
+            "suffix_masks": len(self.suffix_masks),
+            "pure_token_sets": len(self.pure),
+            "band_tables": len(self.bands),
+        }
+
+
+# Weak: the registry only lets vocabularies with one fingerprint find each other's tables.
+_LIVE: weakref.WeakValueDictionary[str, VocabularyTables] = weakref.WeakValueDictionary()
