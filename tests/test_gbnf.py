@@ -279,8 +279,8 @@ def test_stacked_quantifiers_nest_as_in_llama_cpp() -> None:
     [
         ('root ::= "a"\n  "b"\n', 2, 3, "a rule name"),  # no continuation lines outside ( )
         ('root = "a"\n', 1, 6, "'::='"),
-        ('root ::= "abc\n', 1, 10, "'\"' to close the string"),
-        ("root ::= [abc\n", 1, 10, "']' to close the class"),
+        ('root ::= "abc\n', 1, 14, "'\"' to close the string"),
+        ("root ::= [abc\n", 1, 14, "']' to close the class"),
         ('root ::= ("a" "b"\n', 2, 1, "')'"),
         ('root ::= "a")\n', 1, 13, "a symbol, '|', a newline or end of input"),
         ("root ::= *", 1, 10, "before '*'"),
@@ -313,6 +313,48 @@ def test_syntax_errors_say_where_and_what(text: str, line: int, column: int, exp
         assert err.get_context(text).endswith("^")
 
 
+@pytest.mark.parametrize(
+    ("text", "found", "opened", "what"),
+    [
+        # an unclosed "(" swallows the newline and the next rule's name; ':' is where it stops
+        ('root ::= a\na ::= "x" ( "y"\nb ::= "z"\n', (3, 3), (2, 11), "group"),
+        # a string not closed on its line (llama.cpp would read on to the next rule's quote)
+        ('root ::= a\na ::= "x\nb ::= "y"\n', (2, 9), (2, 7), "string"),
+        ('root ::= a\nb ::= "y"\na ::= "x', (3, 9), (3, 7), "string"),
+        ('root ::= [ab\r\nb ::= "y"\n', (1, 13), (1, 10), "character class"),
+        # an error deeper inside a group that began lines earlier names the group too
+        ('root ::= ("a"\n  | "b" {2;3} )\n', (2, 11), (1, 10), "group"),
+    ],
+)
+def test_unclosed_constructs_name_where_they_began(
+    text: str, found: tuple[int, int], opened: tuple[int, int], what: str
+) -> None:
+    with pytest.raises(GrammarSyntaxError) as info:
+        parse_gbnf(text, source="g.gbnf")
+    err = info.value
+    assert (err.line, err.column) == found
+    assert (err.opened, err.opened_line, err.opened_column) == (what, *opened)
+    assert f"the {what} began at line {opened[0]}:{opened[1]}" in str(err)
+    assert str(err).endswith(f"(g.gbnf:{found[0]}:{found[1]})")
+    # the error keeps the text: the context needs no argument and marks both places
+    context = err.get_context()
+    assert context == err.get_context(text)
+    if opened[0] == found[0]:
+        caret_line = context.splitlines()[-1]
+        assert caret_line.index("^") == opened[1] - 1 and caret_line.rindex("^") == found[1] - 1
+    else:
+        began, began_caret, here, here_caret = context.splitlines()
+        assert began == text.splitlines()[opened[0] - 1] and began_caret.endswith(f"^ {what} began here")
+        assert here == text.splitlines()[found[0] - 1] and here_caret.index("^") == found[1] - 1
+
+
+def test_errors_on_one_line_name_no_opening() -> None:
+    with pytest.raises(GrammarSyntaxError) as info:
+        parse_gbnf('root ::= ("\\q")\n')
+    assert info.value.opened == "" and "began at" not in str(info.value)
+    assert info.value.get_context() == 'root ::= ("\\q")\n           ^'
+
+
 def test_duplicate_rule_names_the_first_definition() -> None:
     with pytest.raises(GrammarSyntaxError, match="already defined on line 1"):
         parse_gbnf('root ::= "a"\nroot ::= "b"\n')
@@ -322,6 +364,9 @@ def test_undefined_reference() -> None:
     with pytest.raises(UndefinedRuleError) as info:
         parse_gbnf("root ::= a b\na ::= c\n")
     assert info.value.missing == {"b": ["root"], "c": ["a"]}
+    with pytest.raises(UndefinedRuleError) as info:
+        parse_gbnf("root ::= a\n", source="g.gbnf")
+    assert info.value.one_line().startswith("undefined rule(s): a (used in root) (g.gbnf) — ")
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", 'a ::= "x"\n'])

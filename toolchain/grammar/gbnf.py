@@ -15,8 +15,11 @@ The parser follows llama.cpp's ``llama_grammar_parser`` (``src/llama-grammar.cpp
 Where llama.cpp is silent or lenient we are strict, because the lenient reading is never what the
 author meant: a second definition of a rule (llama.cpp silently keeps the last one), an empty class
 ``[]``/``[^]`` (llama.cpp drops it, so it matches the empty string), a reversed range ``[z-a]``, a
-code point above U+10FFFF and a raw NUL are errors. Token matches (``<think>``, ``<[id]>``) are
-tokenizer-specific and not part of the IR: they are errors too.
+code point above U+10FFFF, a raw NUL and a raw line break inside a string or a class (llama.cpp
+reads on to the next ``"``, which turns one missing quote into an error lines later; write ``\\n``)
+are errors. Token matches (``<think>``, ``<[id]>``) are tokenizer-specific and not part of the IR:
+they are errors too. An error inside a group, string or class that is still open also says where
+that began (an unclosed ``(`` is noticed only where its continuation stops parsing).
 
 What the parser builds is the IR's normal form (:mod:`gramwright.grammar.ir`) applied level by level:
 a parenthesised group is kept as its inner node (``a (b c)`` is ``Seq(a, Seq(b, c))`` and
@@ -87,11 +90,11 @@ def parse_gbnf(text: str, source: str = "", root: str = "root") -> Grammar:
     """
     rules = _Parser(text, source).parse()
     if root not in rules:
-        raise UndefinedRuleError({root: ["<start>"]})
+        raise UndefinedRuleError({root: ["<start>"]}, source)
     grammar = Grammar({root: rules[root], **rules}, root)
     missing = grammar.undefined_refs()
     if missing:
-        raise UndefinedRuleError(missing)
+        raise UndefinedRuleError(missing, source)
     return grammar
 
 
@@ -101,6 +104,9 @@ class _Parser:
         self.source = source
         self.pos = 0
         self.rule_lines: dict[str, int] = {}
+        # the groups, strings and classes being parsed (what, where it began): errors name the
+        # innermost one, because an unclosed "(" shows only where its continuation stops parsing
+        self.open: list[tuple[str, int]] = []
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -108,11 +114,30 @@ class _Parser:
         i = self.pos + offset
         return self.text[i] if i < len(self.text) else ""
 
-    def _error(self, message: str, expected: str, at: int | None = None) -> GrammarSyntaxError:
-        pos = self.pos if at is None else at
-        line = self.text.count("\n", 0, pos) + 1
-        column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
-        return GrammarSyntaxError(message, line=line, column=column, expected=expected, source=self.source)
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        return self.text.count("\n", 0, pos) + 1, pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+
+    def _error(
+        self, message: str, expected: str, at: int | None = None, unclosed: bool = False
+    ) -> GrammarSyntaxError:
+        """The error at ``at`` (default: here). It names the innermost open group, string or class
+        when that is what was not closed (``unclosed``) or when it began on an earlier line."""
+        line, column = self._line_col(self.pos if at is None else at)
+        opened = None
+        if self.open:
+            what, began = self.open[-1]
+            began_line, began_column = self._line_col(began)
+            if unclosed or began_line < line:
+                opened = (what, began_line, began_column)
+        return GrammarSyntaxError(
+            message,
+            line=line,
+            column=column,
+            expected=expected,
+            source=self.source,
+            text=self.text,
+            opened=opened,
+        )
 
     def _found(self) -> str:
         ch = self._peek()
@@ -202,12 +227,14 @@ class _Parser:
             elif ch in _NAME_CHARS:
                 items.append(Ref(self._name("a rule name")))
             elif ch == "(":
+                self.open.append(("group", self.pos))
                 self.pos += 1
                 self._skip_space(newline_ok=True)
                 items.append(self._alternates(nested=True))
                 if self._peek() != ")":
-                    raise self._error(self._found(), "a symbol, '|' or ')'")
+                    raise self._error(self._found(), "a symbol, '|' or ')'", unclosed=True)
                 self.pos += 1
+                self.open.pop()
             elif ch == ".":
                 self.pos += 1
                 items.append(char_class((), negated=True))  # normal form: the full range
@@ -283,26 +310,38 @@ class _Parser:
         return value
 
     def _string(self) -> Literal:
-        start = self.pos
+        self.open.append(("string", self.pos))
         self.pos += 1
         out: list[str] = []
         while self._peek() != '"':
-            if not self._peek():
-                raise self._error("string literal is not closed", "'\"' to close the string", start)
+            self._unclosed("string literal", "'\"' to close the string")
             out.append(chr(self._char()))
         self.pos += 1
+        self.open.pop()
         return Literal("".join(out))
+
+    def _unclosed(self, what: str, expected: str) -> None:
+        """Inside a string or a class: the end of the input or of the line means it was not closed."""
+        ch = self._peek()
+        if not ch:
+            raise self._error(f"{what} is not closed", expected, unclosed=True)
+        if ch in "\r\n":
+            raise self._error(
+                f"{what} is not closed on its line",
+                f"{expected} (a line break is written \\n)",
+                unclosed=True,
+            )
 
     def _char_class(self) -> CharClass:
         start = self.pos
+        self.open.append(("character class", start))
         self.pos += 1
         negated = self._peek() == "^"
         if negated:
             self.pos += 1
         ranges: list[tuple[int, int]] = []
         while self._peek() != "]":
-            if not self._peek():
-                raise self._error("character class is not closed", "']' to close the class", start)
+            self._unclosed("character class", "']' to close the class")
             item_start = self.pos
             lo = self._char()
             hi = lo
@@ -314,6 +353,7 @@ class _Parser:
                         f"range {chr(lo)!r}-{chr(hi)!r} is reversed", "a range written low-high", item_start
                     )
             ranges.append((lo, hi))
+        self.open.pop()
         if not ranges:
             raise self._error("empty character class", "at least one character before ']'", start)
         self.pos += 1
