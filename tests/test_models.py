@@ -59,6 +59,20 @@ def test_nonexistent_model_path_is_a_clear_error(tmp_path: Path) -> None:
         assert "embedded" in err.value.hint
 
 
+def test_an_existing_file_that_is_not_a_model_says_what_it_is(tmp_path: Path) -> None:
+    # it used to say "no such model directory or .gguf file" about a file that exists
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello")
+    fake = tmp_path / "fake.gguf"
+    fake.write_text("not gguf")
+    for path, says in ((notes, "a file, not a model"), (fake, "not a GGUF file")):
+        for load in (load_model, load_tokenizer):
+            with pytest.raises(ModelNotFoundError) as err:
+                load(str(path))
+            assert says in str(err.value) and "no such" not in str(err.value)
+            assert "local Hugging Face model directory" in err.value.hint and ".gguf file" in err.value.hint
+
+
 def test_directory_without_config_is_not_a_model(tmp_path: Path) -> None:
     with pytest.raises(ModelNotFoundError, match=r"no config\.json"):
         load_model(str(tmp_path))

@@ -23,7 +23,9 @@ Examples:
 
   gramwright lint schema.json --format sarif > lint.sarif       # CI annotations
 
-  gramwright lint schema.json --max-tokens 512 --tokenizer HuggingFaceTB/SmolLM2-135M-Instruct
+  gramwright lint schema.json --max-tokens 512                # tokens of the embedded SmolLM2
+
+  gramwright lint schema.json --max-tokens 512 --tokenizer ./my-model   # a local HF model dir or .gguf
 
   gramwright lint --list-rules
 

@@ -111,12 +111,28 @@ def _looks_like_path(model: str) -> bool:
     )
 
 
+def _has_gguf_magic(path: Path) -> bool:
+    """GGUF files begin with the four bytes ``GGUF`` (the format's magic number)."""
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == b"GGUF"
+    except OSError:
+        return False
+
+
 def _resolve(model: str | None) -> _Source:
     if model is None:
         gguf = locate_embedded_gguf()
         return _Source("gguf", gguf, gguf.stem)
     path = Path(model).expanduser()
-    if path.is_file() and path.suffix == ".gguf":
+    if path.is_file():
+        if path.suffix != ".gguf" or not _has_gguf_magic(path):
+            what = "not a GGUF file (no GGUF header)" if path.suffix == ".gguf" else "a file, not a model"
+            raise ModelNotFoundError(
+                f"{model}: {what}",
+                hint="a model path must be a local Hugging Face model directory (config.json, weights, "
+                "tokenizer) or a .gguf file; omit --model to use the embedded SmolLM2-135M-Instruct",
+            )
         return _Source("gguf", path.resolve(), path.stem)
     if path.is_dir():
         if not (path / "config.json").is_file():
