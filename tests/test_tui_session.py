@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
+from gramwright.errors import SourceError
 from gramwright.grammar.gbnf import emit_gbnf
 from gramwright.lint import available_profiles
 from gramwright.sources import load_source
@@ -61,10 +62,56 @@ def test_check_ignores_one_trailing_newline(schema_path: Path) -> None:
     session, text = SchemaSession.open(schema_path)
     view = session.compile(text)
     doc = b'{"supplier":"a","total_amount":1,"items":[{"name":"x","qty":1,"unit_price":1}]}'
-    assert session.check(view, doc + b"\n")["accepted"]
+    with_newline = session.check(view, doc + b"\n")
+    assert with_newline.accepted and with_newline.final_newline_ignored
     verdict = session.check(view, doc.replace(b'"qty":1', b'"qty":0'))
-    assert not verdict["accepted"]
-    assert verdict["schema_pointers"] == ["/properties/items/items/properties/qty"]
+    assert not verdict.accepted
+    assert verdict.schema_pointers == ["/properties/items/items/properties/qty"]
+
+
+def test_check_of_a_pretty_document_names_whitespace_and_the_flexible_grammar(schema_path: Path) -> None:
+    # the buffer, not the file, is what the flexible grammar is compiled from
+    session, text = SchemaSession.open(schema_path)
+    edited = text.replace('"maxLength": 64', '"maxLength": 3')
+    view = session.compile(edited)
+    pretty = (
+        b'{\n  "supplier": "abc",\n  "total_amount": 1,\n'
+        b'  "items": [{"name": "x", "qty": 1, "unit_price": 1}]\n}'
+    )
+    verdict = session.check(view, pretty)
+    assert verdict.reason == "whitespace" and verdict.diagnosis is not None
+    assert verdict.diagnosis.flexible_accepts is True
+    too_long = session.check(view, pretty.replace(b'"abc"', b'"abcd"'))
+    assert too_long.reason == "rejected" and too_long.diagnosis is None
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
+        (b"\xff\xfe{\x00}", "binary file"),  # UTF-16 has NULs too
+        (b"\xc3(\x80abc", "not valid UTF-8 at byte 0"),
+        (b"\x00\x01\x02binary", "binary file"),
+        ('{"title": "caf\u00e9"}'.encode("latin-1"), "not valid UTF-8 at byte 14"),
+    ],
+)
+def test_open_refuses_a_file_the_editor_cannot_show(tmp_path: Path, content: bytes, says: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(SourceError) as info:
+        SchemaSession.open(path)
+    assert says in info.value.one_line() and str(path) in info.value.one_line()
+    assert path.read_bytes() == content
+    with pytest.raises(SourceError, match="is a directory"):
+        SchemaSession.open(tmp_path)
+
+
+def test_open_drops_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b'\xef\xbb\xbf{"type": "object"}')
+    session, text = SchemaSession.open(path)
+    assert text == '{"type": "object"}' and not session.is_dirty(text)
+    assert parse_schema_text(text).ok
 
 
 def test_save_and_export_are_atomic_writes(schema_path: Path) -> None:

@@ -1,10 +1,69 @@
-"""Check a document against a loaded grammar: a verdict with where, what was allowed, and which
-schema keyword. Pure: the CLI prints it, the TUI shows it."""
+"""Check a document against a compiled grammar source: a :class:`CheckResult` with where it stops,
+what was allowed there, which schema keyword, and — for a schema's grammar — why a document that
+is right in content is still rejected. Pure: the CLI prints it, the TUI shows it.
+
+Two conveniences, each said in the verdict when used:
+
+* **The final newline.** Files end with one; some grammars accept it (llama.cpp's ``list.gbnf``
+  ends every item with ``"\\n"``), most schema grammars do not. The bytes are tried as they are
+  first; one final ``\\n`` / ``\\r\\n`` is ignored only when the grammar does not accept it there
+  (``exact`` turns this off).
+* **The diagnosis** of a rejected JSON document under a schema's grammar
+  (:mod:`gramwright.check_diagnosis`): whitespace (the grammar is compact), member order (it writes
+  members in schema order only) or the canonical form of a number or string.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gramwright.check_diagnosis import Diagnosis, diagnose
 from gramwright.recognizer import InputRejected, Recognizer, describe_bytes
-from gramwright.sources import LoadedGrammar
+from gramwright.sources import CompiledSource
+
+__all__ = ["CheckResult", "check_document", "line_col"]
+
+
+@dataclass
+class CheckResult:
+    """The verdict on one document. ``to_dict()`` is the ``check --format json`` object."""
+
+    accepted: bool
+    reason: str  # accepted | rejected | incomplete | whitespace | member_order | formatting
+    offset: int  # where the recognizer stopped (the end when accepted or incomplete)
+    message: str  # the whole verdict in words: what the CLI prints
+    line: int = 0  # 1-based, of ``offset``; 0 when accepted
+    column: int = 0
+    allowed: str = ""
+    rules: list[str] = field(default_factory=list)
+    schema_pointers: list[str] = field(default_factory=list)
+    final_newline_ignored: bool = False
+    diagnosis: Diagnosis | None = None
+    check_ms: float = 0.0
+
+    @property
+    def note(self) -> str:
+        """The diagnosis in words ("" when there is none)."""
+        return self.diagnosis.note if self.diagnosis else ""
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"accepted": self.accepted, "reason": self.reason, "offset": self.offset}
+        if not self.accepted:
+            out.update(
+                line=self.line,
+                column=self.column,
+                allowed=self.allowed,
+                rules=list(self.rules),
+                schema_pointers=list(self.schema_pointers),
+            )
+        out["message"] = self.message
+        out["final_newline_ignored"] = self.final_newline_ignored
+        if self.diagnosis is not None:
+            out.update(self.diagnosis.to_dict())
+        out["check_ms"] = self.check_ms
+        return out
 
 
 def line_col(data: bytes, offset: int) -> tuple[int, int]:
@@ -16,95 +75,89 @@ def line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def check_document(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
-    """Feed ``data``; a verdict dict with the reason (pure: the CLI and the TUI render it).
+def check_document(
+    loaded: CompiledSource,
+    rec: Recognizer,
+    data: bytes,
+    *,
+    exact: bool = False,
+    flexible: Callable[[], CompiledSource] | None = None,
+) -> CheckResult:
+    """Feed ``data`` to ``rec`` (a fresh recognizer of ``loaded``'s grammar) and say why.
 
-    A grammar compiled from a schema writes object members in one order (the schema's). When a
-    document is rejected, but the same JSON value is accepted with its members reordered, the
-    verdict says so (``reordered_text``): the grammar still rejects these bytes — a model under
-    its mask only ever writes the other order — but the document is not wrong in content."""
-    verdict = _feed(loaded, rec, data)
-    if not verdict["accepted"] and loaded.kind == "schema":
-        canonical = _reordered(loaded, rec, data)
-        if canonical is not None:
-            verdict["reason"] = "member_order"
-            verdict["reordered_text"] = canonical
-            verdict["message"] = (
-                f"{verdict['message']}\n"
-                "note: the same JSON value with its members in the schema's order is accepted — "
-                "the compiled grammar writes (and accepts) object members in that order only:\n"
-                f"{canonical}"
+    ``exact``: never ignore a final newline. ``flexible``: compiles the same schema with flexible
+    whitespace, so that a rejection caused by whitespace can say whether that grammar accepts the
+    document (called only then)."""
+    t0 = time.perf_counter()
+    result = _verdict(loaded, rec, data)
+    trimmed = data.removesuffix(b"\r\n") if data.endswith(b"\r\n") else data.removesuffix(b"\n")
+    if not result.accepted and not exact and len(trimmed) < len(data):
+        rec.reset()
+        again = _verdict(loaded, rec, trimmed)
+        # the trimmed verdict when it passes, or when the bytes as they are stopped at the newline
+        if again.accepted or (result.reason == "rejected" and result.offset >= len(trimmed)):
+            result = again
+            result.final_newline_ignored = True
+            what = "accepted" if again.accepted else "checked"
+            result.message += (
+                f"\nnote: {what} without the final newline, which the grammar does not accept "
+                "there (--exact keeps it)"
             )
-    return verdict
+    if not result.accepted and loaded.kind == "schema":
+        fed = trimmed if result.final_newline_ignored else data
+        diagnosis = diagnose(loaded, rec, fed, flexible)
+        if diagnosis is not None:
+            result.reason = diagnosis.cause
+            result.diagnosis = diagnosis
+            result.message += f"\nnote: {diagnosis.note}"
+    result.check_ms = round((time.perf_counter() - t0) * 1000, 3)
+    return result
 
 
-def _reordered(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> str | None:
-    """The document's value in an order the grammar accepts, if it parses and one exists."""
-    import json
-
-    from gramwright.schema.canonical import KeyOrder, SearchBudgetExceeded, is_text_of, recorded_text
-
-    try:
-        value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    rec.reset()
-    try:
-        found = recorded_text(rec, value, budget=20_000, key_order=KeyOrder(loaded.member_orders))
-    except (SearchBudgetExceeded, ValueError, TypeError):
-        return None
-    if found is None:
-        return None
-    # the recording must be this very value, accepted from the start (guards the search's bookkeeping)
-    rec.reset()
-    return found.decode("utf-8") if is_text_of(rec, found, value) else None
-
-
-def _schema_pointers(loaded: LoadedGrammar, rules: list[str]) -> tuple[list[str], str]:
+def _schema_pointers(loaded: CompiledSource, rules: list[str]) -> tuple[list[str], str]:
     """The schema pointers of ``rules`` and the message's " (schema: …)" part (the root: '#')."""
     pointers = loaded.pointers_for(rules)
     return pointers, f" (schema: {', '.join(p or '#' for p in pointers)})" if pointers else ""
 
 
-def _feed(loaded: LoadedGrammar, rec: Recognizer, data: bytes) -> dict[str, object]:
+def _verdict(loaded: CompiledSource, rec: Recognizer, data: bytes) -> CheckResult:
     try:
         rec.feed(data)
     except InputRejected as exc:
-        line, col = line_col(data, exc.position)
-        pointers, where = _schema_pointers(loaded, exc.active_rules)
         if exc.accepting and not exc.allowed:
             what = "unexpected content after a complete document"
         else:
             what = f"byte {exc.byte:#04x} ({chr(exc.byte)!r}) not allowed"
-        return {
-            "accepted": False,
-            "reason": "rejected",
-            "offset": exc.position,
-            "line": line,
-            "column": col,
-            "allowed": describe_bytes(exc.allowed),
-            "rules": exc.active_rules,
-            "schema_pointers": pointers,
-            "message": (
-                f"rejected at byte {exc.position} (line {line}:{col}): {what}; "
-                f"allowed: {describe_bytes(exc.allowed)}{where}"
-            ),
-        }
+        return _stopped(loaded, data, "rejected", exc.position, exc.allowed, exc.active_rules, what)
     if not rec.is_accepting():
-        line, col = line_col(data, len(data))
-        pointers, where = _schema_pointers(loaded, rec.active_rules())
-        return {
-            "accepted": False,
-            "reason": "incomplete",
-            "offset": len(data),
-            "line": line,
-            "column": col,
-            "allowed": describe_bytes(rec.allowed_bytes()),
-            "rules": rec.active_rules(),
-            "schema_pointers": pointers,
-            "message": (
-                f"incomplete: more input expected at byte {len(data)} (line {line}:{col}); "
-                f"allowed: {describe_bytes(rec.allowed_bytes())}{where}"
-            ),
-        }
-    return {"accepted": True, "reason": "accepted", "offset": len(data), "message": "accepted"}
+        return _stopped(loaded, data, "incomplete", len(data), rec.allowed_bytes(), rec.active_rules(), "")
+    return CheckResult(accepted=True, reason="accepted", offset=len(data), message="accepted")
+
+
+def _stopped(
+    loaded: CompiledSource,
+    data: bytes,
+    reason: str,
+    offset: int,
+    allowed: frozenset[int],
+    rules: list[str],
+    what: str,
+) -> CheckResult:
+    line, col = line_col(data, offset)
+    pointers, where = _schema_pointers(loaded, rules)
+    shown = describe_bytes(allowed)
+    if reason == "rejected":
+        head = f"rejected at byte {offset} (line {line}:{col}): {what}"
+    else:
+        head = f"incomplete: more input expected at byte {offset} (line {line}:{col})"
+    return CheckResult(
+        accepted=False,
+        reason=reason,
+        offset=offset,
+        message=f"{head}; allowed: {shown}{where}",
+        line=line,
+        column=col,
+        allowed=shown,
+        rules=list(rules),
+        schema_pointers=pointers,
+    )

@@ -26,12 +26,35 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-def fail(message: str, hint: str = "", code: int = EXIT_USAGE) -> NoReturn:
-    """Print one line (and a hint) on stderr and exit."""
-    typer.echo(f"error: {message}", err=True)
-    if hint:
-        typer.echo(f"hint: {hint}", err=True)
+def fail(message: str, hint: str = "", code: int = EXIT_USAGE, context: str = "") -> NoReturn:
+    """Print ``error: message — hint`` as one line on stderr (then ``context``, the caret lines of
+    a syntax error, if any) and exit."""
+    typer.echo(f"error: {message}" + (f" — {hint}" if hint else ""), err=True)
+    if context:
+        typer.echo(context.rstrip("\n"), err=True)
     raise typer.Exit(code)
+
+
+def error_line(exc: BaseException) -> str:
+    """What follows ``error:`` for any exception: a gramwright error's ``one_line()``; an OS error
+    as ``file: reason`` (what a shell tool says); anything else with its type name."""
+    one_line: Callable[[], str] | None = getattr(exc, "one_line", None)
+    if one_line is not None:
+        return one_line()
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return f"{type(exc).__name__}: {exc}"
+
+
+def error_context(exc: BaseException) -> str:
+    """The exception's ``get_context()`` (the offending line with a caret), or empty."""
+    get_context: Callable[[], str] | None = getattr(exc, "get_context", None)
+    if get_context is None:
+        return ""
+    try:
+        return get_context()
+    except TypeError:  # a foreign get_context that needs the text: we do not have it
+        return ""
 
 
 @contextmanager
@@ -44,9 +67,7 @@ def user_errors() -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: every error becomes one line
         if STATE.debug:
             traceback.print_exc()
-        one_line: Callable[[], str] | None = getattr(exc, "one_line", None)
-        message = one_line() if one_line else f"{type(exc).__name__}: {exc}"
-        fail(message)
+        fail(error_line(exc), context=error_context(exc))
 
 
 def read_bytes(path: str) -> bytes:
@@ -61,16 +82,52 @@ def read_bytes(path: str) -> bytes:
     return p.read_bytes()
 
 
+def check_output(output: Path | None, *inputs: str) -> None:
+    """Refuse an ``-o`` path before any work is done: its folder must exist, it must not be a
+    folder, and it must not be one of the command's inputs (the write would destroy the input)."""
+    if output is None:
+        return
+    if output.is_dir():
+        fail(f"{output}: is a directory", "-o needs a file path")
+    parent = output.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        fail(f"{output}: the folder {parent} {what}", "create the folder first, or write elsewhere")
+    for source in inputs:
+        if source != "-" and Path(source).exists() and _same_file(Path(source), output):
+            fail(f"{output}: is the input file {source}", "write the output to another file")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return b.exists() and a.samefile(b)
+    except OSError:
+        return False
+
+
 def write_output(text: str, output: Path | None) -> None:
-    """Write to stdout, or atomically to ``output`` (temp file + rename)."""
+    """Write to stdout, or atomically to ``output`` (temp file + rename); a failed write is one
+    ``error:`` line with exit 2."""
     if output is None:
         sys.stdout.write(text)
         return
     from gramwright.fsutil import atomic_write_text
 
-    atomic_write_text(output, text)
+    try:
+        atomic_write_text(output, text)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
     typer.echo(f"wrote {output}", err=True)
 
 
 def dump_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def output_format(fmt: str, as_json: bool = False, choices: tuple[str, ...] = ("human", "json")) -> str:
+    """The ``--format`` value, with ``--json`` kept as an alias; anything else is a usage error."""
+    if as_json:
+        return "json"
+    if fmt not in choices:
+        fail(f"unknown --format {fmt!r}", f"use one of: {' | '.join(choices)}")
+    return fmt

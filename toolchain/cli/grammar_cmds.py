@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import typer
 
-from gramwright.checking import check_document
+from gramwright.api import check_document
 from gramwright.cli import common
 from gramwright.grammar.gbnf import emit_gbnf
-from gramwright.recognizer import Recognizer, compile_grammar
-from gramwright.sources import LoadedGrammar, load_source
+from gramwright.sources import CompiledSource, Whitespace, load_source
 
 COMPILE_HELP = """Compile a grammar source to canonical GBNF (llama.cpp dialect).
 
@@ -30,22 +28,34 @@ Examples:
 CHECK_HELP = """Check that a document belongs to a grammar (byte for byte).
 
 Exit 0 accepted, 1 rejected (stderr says where, what was allowed, and which schema keyword),
-2 usage or grammar error. One trailing newline is ignored unless --exact.
+2 usage or grammar error. The bytes are checked as they are; one final newline (\\n or \\r\\n)
+that the grammar does not accept there is ignored, and the verdict says so (--exact: never).
+A schema's grammar is compact by default: for pretty-printed documents use --whitespace flexible.
+When a document is rejected only for its whitespace, member order or number form, the verdict
+says which, and shows the text that is accepted.
 
 Examples:
 
   gramwright check grammars/json.gbnf doc.json
 
+  gramwright check schema.json pretty.json --whitespace flexible
+
   echo '{"a":1}' | gramwright check schema.json -
 """
 
 
-def _report_lines(loaded: LoadedGrammar) -> list[str]:
+def _report_lines(loaded: CompiledSource) -> list[str]:
     return [
         f"{item.status}: {item.pointer or '/'} {item.keyword}: {item.reason}"
         for item in loaded.report
         if item.status != "exact"
     ]
+
+
+def _whitespace(value: str) -> Whitespace:
+    if value not in ("compact", "flexible"):
+        common.fail(f"unknown --whitespace {value!r}", "use compact or flexible")
+    return "flexible" if value == "flexible" else "compact"
 
 
 def register(app: typer.Typer) -> None:
@@ -56,12 +66,11 @@ def register(app: typer.Typer) -> None:
         output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
         whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
     ) -> None:
-        if fmt not in ("gbnf", "json"):
-            common.fail(f"unknown --format {fmt!r}", "use gbnf or json")
-        if whitespace not in ("compact", "flexible"):
-            common.fail(f"unknown --whitespace {whitespace!r}", "use compact or flexible")
+        fmt = common.output_format(fmt, choices=("gbnf", "json"))
+        space = _whitespace(whitespace)
+        common.check_output(output, source)
         with common.user_errors():
-            loaded = load_source(source, whitespace="flexible" if whitespace == "flexible" else "compact")
+            loaded = load_source(source, whitespace=space)
             text = emit_gbnf(loaded.grammar)
         if fmt == "json":
             payload = {
@@ -80,20 +89,19 @@ def register(app: typer.Typer) -> None:
     def check_cmd(
         grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
         document: str = typer.Argument(..., help="The document to check, or - for stdin."),
-        exact: bool = typer.Option(False, "--exact", help="Do not ignore one trailing newline."),
+        exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+        whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
     ) -> None:
+        fmt = common.output_format(fmt)
+        space = _whitespace(whitespace)
         with common.user_errors():
-            loaded = load_source(grammar)
-            compiled = compile_grammar(loaded.grammar)
+            loaded = load_source(grammar, whitespace=space)
         data = common.read_bytes(document)
-        if not exact:
-            data = data.removesuffix(b"\n").removesuffix(b"\r")
-        t0 = time.perf_counter()
-        verdict = check_document(loaded, Recognizer(compiled), data)
-        verdict["check_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        with common.user_errors():
+            verdict = check_document(loaded, data, exact=exact)
         if fmt == "json":
-            typer.echo(common.dump_json(verdict), nl=False)
+            typer.echo(common.dump_json(verdict.to_dict()), nl=False)
         else:
-            typer.echo(verdict["message"], err=True)
-        raise typer.Exit(common.EXIT_OK if verdict["accepted"] else common.EXIT_FINDINGS)
+            typer.echo(verdict.message, err=True)
+        raise typer.Exit(common.EXIT_OK if verdict.accepted else common.EXIT_FINDINGS)

@@ -41,5 +41,9 @@ def register(app: typer.Typer) -> None:
         except ProfileError as exc:
             common.fail(exc.one_line())
         from gramwright.tui import run_tui
+        from gramwright.tui.session import SchemaSession
+
+        with common.user_errors():  # a binary or non-UTF-8 file: one line here, not a traceback
+            SchemaSession.open(schema, profile)
 
         run_tui(schema, model=model, profile=profile, max_tokens=max_tokens)

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from gramwright.checking import CheckResult
 from gramwright.lint import DEFAULT_PROFILE, LintReport
 from gramwright.tui.commands import GramwrightCommands
 from gramwright.tui.help import topic
@@ -61,7 +62,7 @@ class _Compiled:
 
 @dataclass(frozen=True)
 class _Checked:
-    verdict: dict[str, object]
+    verdict: CheckResult
     view: CompiledView
 
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from gramwright.errors import SourceError
 from gramwright.fsutil import atomic_write_text
 from gramwright.lint import DEFAULT_PROFILE, LintReport, available_profiles, lint_schema
 from gramwright.sources import LoadedGrammar, ReportItem, load_source
+
+if TYPE_CHECKING:
+    from gramwright.checking import CheckResult
 
 Whitespace = Literal["compact", "flexible"]
 
@@ -80,9 +84,13 @@ class SchemaSession:
 
     @classmethod
     def open(cls, path: Path | None, profile: str = DEFAULT_PROFILE) -> tuple[SchemaSession, str]:
-        """The session and the text to edit: the file's, or a small new schema for a new file."""
+        """The session and the text to edit: the file's, or a small new schema for a new file.
+
+        Raises :class:`SourceError` for a file the editor cannot show: a folder, unreadable,
+        binary (NUL bytes) or not UTF-8. A UTF-8 byte order mark is dropped (JSON has none; it
+        is not written back on save)."""
         if path is not None and path.exists():
-            text = path.read_text(encoding="utf-8")
+            text = _read_text(path).removeprefix("\ufeff")
             return cls(path, text, profile), text
         return cls(path, "", profile), NEW_SCHEMA
 
@@ -118,13 +126,16 @@ class SchemaSession:
         loaded = load_source(source, text=text, whitespace=self.whitespace)
         return CompiledView(text, loaded, emit_gbnf(loaded.grammar), self.whitespace)
 
-    def check(self, view: CompiledView, data: bytes) -> dict[str, object]:
+    def check(self, view: CompiledView, data: bytes) -> CheckResult:
+        """As `gramwright check` does: a final newline the grammar does not accept is ignored,
+        and a rejection says when whitespace or member order is its cause."""
         from gramwright.checking import check_document
         from gramwright.recognizer import Recognizer
 
-        # As `gramwright check` does: a pasted document usually ends with one newline.
-        data = data.removesuffix(b"\n").removesuffix(b"\r")
-        return check_document(view.loaded, Recognizer(view.recognizer_grammar()), data)
+        def flexible() -> LoadedGrammar:
+            return view.loaded.with_whitespace("flexible")
+
+        return check_document(view.loaded, Recognizer(view.recognizer_grammar()), data, flexible=flexible)
 
     def save(self, text: str, path: Path | None = None) -> Path:
         target = path or self.path
@@ -145,3 +156,23 @@ class SchemaSession:
         target = path or self.gbnf_path()
         atomic_write_text(target, view.gbnf)
         return target
+
+
+def _read_text(path: Path) -> str:
+    where = str(path)
+    if path.is_dir():
+        raise SourceError(where, "is a directory", "give a schema file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(where, f"cannot read: {exc.strerror or exc}") from None
+    if b"\x00" in data:
+        raise SourceError(
+            where, "a binary file (it has NUL bytes), not a schema", "give a JSON Schema text file"
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(
+            where, f"not valid UTF-8 at byte {exc.start}", "save the file as UTF-8 text"
+        ) from None

@@ -9,33 +9,41 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from gramwright.checking import CheckResult
 from gramwright.tui.session import CompiledView
 from gramwright.tui.widgets.editor import code_area
 
 
-def verdict_text(verdict: dict[str, object], view: CompiledView) -> Text:
-    if verdict.get("accepted"):
-        return Text.assemble(("✓ accepted", "bold green"), ("  the grammar accepts this document", "dim"))
+def verdict_text(verdict: CheckResult, view: CompiledView) -> Text:
+    newline = "  (one final newline ignored: the grammar does not accept it)"
+    if verdict.accepted:
+        text = Text.assemble(("✓ accepted", "bold green"), ("  the grammar accepts this document", "dim"))
+        if verdict.final_newline_ignored:
+            text.append(newline, style="dim")
+        return text
     text = Text.assemble(
         ("✗ ", "bold red"),
-        (str(verdict.get("reason")), "bold red"),
-        (f" at line {verdict.get('line')}:{verdict.get('column')}", "bold"),
-        f" (byte {verdict.get('offset')})",
+        (verdict.reason, "bold red"),
+        (f" at line {verdict.line}:{verdict.column}", "bold"),
+        f" (byte {verdict.offset})",
     )
+    if verdict.final_newline_ignored:
+        text.append(newline, style="dim")
     text.append("\nexpected: ", style="bold")
-    text.append(str(verdict.get("allowed", "")))
-    pointers = verdict.get("schema_pointers") or []
-    if isinstance(pointers, list) and pointers:
-        for pointer in pointers:
+    text.append(verdict.allowed)
+    if verdict.note:
+        text.append("\nnote:     ", style="bold yellow")
+        text.append(verdict.note)
+    if verdict.schema_pointers:
+        for pointer in verdict.schema_pointers:
             keywords = sorted({item.keyword for item in view.loaded.report if _child(item.pointer, pointer)})
             text.append("\nschema:   ", style="bold")
             text.append(pointer or "/")
             if keywords:
                 text.append(f"  keywords: {', '.join(keywords)}", style="yellow")
-    rules = verdict.get("rules") or []
-    if isinstance(rules, list) and rules:
+    if verdict.rules:
         text.append("\nrules:    ", style="bold")
-        text.append(", ".join(str(r) for r in rules), style="dim")
+        text.append(", ".join(verdict.rules), style="dim")
     return text
 
 
@@ -67,13 +75,12 @@ class CheckPanel(Vertical):
     def show_busy(self) -> None:
         self.query_one("#check-result", Static).update(Text("checking…", style="italic"))
 
-    def show_verdict(self, verdict: dict[str, object], view: CompiledView) -> None:
+    def show_verdict(self, verdict: CheckResult, view: CompiledView) -> None:
         self.query_one("#check-result", Static).update(verdict_text(verdict, view))
-        line, column = verdict.get("line"), verdict.get("column")
-        if not verdict.get("accepted") and isinstance(line, int) and isinstance(column, int):
+        if not verdict.accepted and verdict.line:
             doc = self.document
-            row = max(0, min(line - 1, doc.document.line_count - 1))
-            doc.move_cursor((row, max(0, column - 1)), center=True)
+            row = max(0, min(verdict.line - 1, doc.document.line_count - 1))
+            doc.move_cursor((row, max(0, verdict.column - 1)), center=True)
 
     def show_message(self, text: Text) -> None:
         self.query_one("#check-result", Static).update(text)
