@@ -167,6 +167,7 @@ class GrammarLogitsProcessor:
     def __init__(self, engine: GrammarEngine, prompt_length: int) -> None:
         self.engine = engine
         self.matcher = engine.matcher()
+        self.masks = tensor_masks(engine)
         self.prompt_length = prompt_length
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
@@ -174,5 +175,5 @@ class GrammarLogitsProcessor:
         consumed = self.matcher.consumed
         for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
             self.matcher.consume(int(token))
-        blocked = tensor_masks(self.engine).blocked(self.matcher, scores.shape[-1], scores.device)
+        blocked = self.masks.blocked(self.matcher, scores.shape[-1], scores.device)
         return scores.masked_fill(blocked.unsqueeze(0), MASK_VALUE)
