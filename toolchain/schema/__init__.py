@@ -10,10 +10,11 @@ from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.errors import (
     SchemaCompileError,
     SchemaLoadError,
+    SchemaTooDeep,
     UnsatisfiableSchema,
     UnsupportedSchema,
 )
-from gramwright.schema.load import load_schema
+from gramwright.schema.load import load_schema, read_schema_bytes
 from gramwright.schema.report import CompileReport, ReportEntry
 
 __all__ = [
@@ -23,8 +24,10 @@ __all__ = [
     "ReportEntry",
     "SchemaCompileError",
     "SchemaLoadError",
+    "SchemaTooDeep",
     "UnsatisfiableSchema",
     "UnsupportedSchema",
     "compile_schema",
     "load_schema",
+    "read_schema_bytes",
 ]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from gramwright.grammar.ir import Grammar
 from gramwright.schema.compiler.core import Compiler
 from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.depth import BEYOND_RECURSION, MAX_SCHEMA_DEPTH, check_schema_depth, schema_depth
+from gramwright.schema.errors import SchemaTooDeep
 from gramwright.schema.report import CompileReport
 from gramwright.schema.resolve import SchemaRegistry
 
@@ -39,21 +42,42 @@ def compile_schema(
     base_uri: str | None = None,
     options: CompileOptions | None = None,
     registry: SchemaRegistry | None = None,
+    source: str = "",
 ) -> CompiledSchema:
     """Compile a JSON Schema (draft-04 … 2020-12) into the grammar IR.
 
     Raises :class:`gramwright.schema.errors.SchemaCompileError` (unsatisfiable or refused schema,
-    with the JSON Pointer at fault) and ``TimeoutError`` past ``options.timeout_s``. Pass a
+    with the JSON Pointer at fault), :class:`~gramwright.schema.errors.SchemaTooDeep` past
+    :data:`~gramwright.schema.depth.MAX_SCHEMA_DEPTH` nested subschemas (``source``, the file
+    name, is what that error names) and ``TimeoutError`` past ``options.timeout_s``. Pass a
     ``registry`` to share resolved documents with a validator (the conformance runner does).
     """
     options = options or CompileOptions()
+    source = source or _source_name(base_uri)
+    # the compiler recurses once per subschema: measure first (iteratively), refuse past the limit
+    check_schema_depth(schema, source)
     t0 = time.perf_counter()
     if registry is None:
         registry = SchemaRegistry(
             schema, base_uri=base_uri, default_draft=options.default_draft, remotes=options.remotes
         )
     compiler = Compiler(registry, options)
-    grammar = compiler.compile()
+    try:
+        grammar = compiler.compile()
+    except RecursionError:
+        # deep in a way the measure does not follow (a $ref into another document): still one
+        # line, never a bare RecursionError
+        depth, pointer = schema_depth(schema)
+        raise SchemaTooDeep(
+            source, depth, MAX_SCHEMA_DEPTH, nesting=BEYOND_RECURSION, pointer=pointer
+        ) from None
     ms = (time.perf_counter() - t0) * 1000.0
     orders = list(dict.fromkeys(compiler.member_orders))
     return CompiledSchema(grammar, compiler.report, ms, dict(compiler.rule_pointers), registry, orders)
+
+
+def _source_name(base_uri: str | None) -> str:
+    """The file a ``file://`` base URI names (what errors say), else ``schema``."""
+    if base_uri and base_uri.startswith("file://"):
+        return unquote(urlsplit(base_uri).path)
+    return base_uri or "schema"
