@@ -6,8 +6,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from gramwright.lint import LintOptions, lint_schema
 from gramwright.lint.budget import BYTES_PER_TOKEN
+from gramwright.lint.regex import pattern_max_length
 
 
 class CharTokenizer:
@@ -92,3 +95,66 @@ def test_refs_recursion_and_formats() -> None:
         "$defs": {"d": {"type": "string", "format": "date"}},
     }
     assert lint_schema(dated).cost.max_output_tokens == math.ceil(len('{"d":"The quick "}') / BYTES_PER_TOKEN)
+
+
+def test_a_pattern_of_finite_language_bounds_the_string() -> None:
+    """The issue's case: strings bounded by their pattern are not "unbounded"; the unbounded
+    `email` string is the one named."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "login": {"type": "string", "pattern": "^[A-Za-z0-9-]{1,39}$"},
+            "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "email": {"type": "string", "format": "email"},
+        },
+        "required": ["login", "currency", "email"],
+        "additionalProperties": False,
+    }
+    report = lint_schema(schema, options=LintOptions(max_tokens=64, compile=False))
+    [d] = [d for d in report.diagnostics if d.rule == "budget/max-tokens"]
+    assert d.pointer == "/properties/email"
+    assert report.cost.tokens_unbounded_at.startswith("/properties/email: string without maxLength")
+    del schema["properties"]["email"]  # type: ignore[attr-defined]
+    schema["required"] = ["login", "currency"]
+    bounded = lint_schema(schema, options=LintOptions(tokenizer=CharTokenizer(), compile=False))
+    # 39 + 3 characters of filler prose, compact JSON around them
+    expected = len('{"login":"","currency":""}') + 39 + 3
+    assert bounded.cost.max_output_tokens == expected
+
+
+def test_the_tighter_of_maxlength_and_pattern_wins() -> None:
+    tok = CharTokenizer()
+    for extra, length in (({"maxLength": 2}, 2), ({"maxLength": 50}, 3), ({}, 3)):
+        schema = {"type": "string", "pattern": "^[A-Z]{3}$", **extra}
+        report = lint_schema(schema, options=LintOptions(tokenizer=tok, compile=False))
+        assert report.cost.max_output_tokens == 2 + length
+
+
+@pytest.mark.parametrize(
+    ("pattern", "longest"),
+    [
+        ("^[A-Za-z0-9-]{1,39}$", 39),
+        ("^[A-Z]{3}$", 3),
+        ("^(a|bc){2}$", 4),
+        ("^\\d{4}-\\d{2}-\\d{2}$", 10),
+        ("^(?=x)[a-z]{2}\\b$", 2),  # lookaround and \b only widen: the bound still holds
+        ("^$", 0),
+        ("[A-Z]{3}", None),  # unanchored: anything may surround it
+        ("^a+$", None),
+        ("^(a)\\1$", None),  # a backreference: not translated, no bound claimed
+        ("^[unclosed", None),
+    ],
+)
+def test_pattern_max_length(pattern: str, longest: int | None) -> None:
+    assert pattern_max_length(pattern) == longest
+
+
+def test_a_deep_schema_is_estimated_without_recursion() -> None:
+    """2,000 arrays inside each other (built in Python: no JSON text) — past the recursion limit
+    the old estimator raised RecursionError, which crashed `lint`."""
+    schema: dict[str, Any] = {"type": "string", "maxLength": 1}
+    for _ in range(2000):
+        schema = {"type": "array", "items": schema, "maxItems": 1}
+    report = lint_schema(schema, options=LintOptions(compile=False))
+    assert report.cost.max_output_tokens == math.ceil((2 * 2000 + 3) / BYTES_PER_TOKEN)
+    assert not [d for d in report.diagnostics if d.rule == "lint/rule-crashed"]

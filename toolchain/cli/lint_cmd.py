@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-import json
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from gramwright.cli import common
+from gramwright.schema.errors import SchemaTooDeep
 
 EPILOG = """\
 Examples:
@@ -54,15 +54,18 @@ def register(app: typer.Typer) -> None:
     )(lint)
 
 
-def _parse(path: str, raw: bytes) -> Any:
+def _read(path: str) -> tuple[Any, str, SchemaTooDeep | None]:
+    """The document and its text through the one schema reader; a text nested too deep to parse
+    comes back as the error, which lint reports as a ``size/nesting-depth`` finding (exit 1), not
+    as a usage error. Any other unreadable input raises (one line, exit 2)."""
+    from gramwright.schema.load import decode_schema_bytes, parse_schema_text
+
+    source = "<stdin>" if path == "-" else path
+    text = decode_schema_bytes(common.read_bytes(path), source)
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        common.fail(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}")
-    try:
-        return json.loads(text), text
-    except json.JSONDecodeError as exc:
-        common.fail(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", "a schema file must be JSON")
+        return parse_schema_text(text, source, any_value=True), text, None
+    except SchemaTooDeep as exc:
+        return None, text, exc
 
 
 def _tokenizer(name: str | None, needed: bool) -> tuple[Any, str]:
@@ -70,14 +73,8 @@ def _tokenizer(name: str | None, needed: bool) -> tuple[Any, str]:
     default embedded model's tokenizer is best effort (the estimate falls back to bytes/3.5)."""
     if not needed:
         return None, ""
-    try:
-        # Looked up at run time: gramwright.models is another module's work and may be absent.
-        load_tokenizer = importlib.import_module("gramwright.models").load_tokenizer
-    except (ImportError, AttributeError) as exc:
-        if name:
-            common.fail(f"--tokenizer {name}: tokenizer loading is not available ({exc})")
-        typer.echo("note: no tokenizer available; counting tokens as bytes/3.5 (approximate)", err=True)
-        return None, ""
+    from gramwright.models import load_tokenizer
+
     try:
         return load_tokenizer(name), name or "default model"
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: any loader failure becomes one line
@@ -85,6 +82,11 @@ def _tokenizer(name: str | None, needed: bool) -> tuple[Any, str]:
             common.fail(f"--tokenizer {name}: cannot load it: {type(exc).__name__}: {exc}")
         typer.echo(f"note: default tokenizer unavailable ({exc}); counting tokens as bytes/3.5", err=True)
         return None, ""
+
+
+def _base_uri(path: str) -> str | None:
+    """The file's ``file://`` URI, so the compiler resolves ``$ref`` to sibling files (not stdin)."""
+    return None if path == "-" else Path(path).resolve().as_uri()
 
 
 def lint(
@@ -118,6 +120,7 @@ def lint(
         from gramwright.lint import LintOptions, ProfileError, lint_schema, load_profile
         from gramwright.lint.diagnostic import SEVERITY_RANK
         from gramwright.lint.docs import rule_docs, rules_markdown
+        from gramwright.lint.linter import too_deep_report
         from gramwright.lint.render import render_human, render_json, render_sarif
 
         if list_rules:
@@ -132,10 +135,7 @@ def lint(
             prof = load_profile(profile)
         except ProfileError as exc:
             common.fail(str(exc))
-        documents: list[tuple[str, Any, str]] = []
-        for path in schemas:
-            document, text = _parse(path, common.read_bytes(path))
-            documents.append((path, document, text))
+        documents = [(path, *_read(path)) for path in schemas]
         tok, tok_name = _tokenizer(tokenizer, needed=max_tokens is not None or tokenizer is not None)
         options = LintOptions(
             max_tokens=max_tokens,
@@ -144,11 +144,16 @@ def lint(
             compile=not no_compile,
             ignore=tuple(ignore),
         )
-        reports = [lint_schema(doc, profile=prof, options=options, file=path) for path, doc, _ in documents]
+        reports = [
+            too_deep_report(too_deep, profile=prof, file=path)
+            if too_deep is not None
+            else lint_schema(doc, profile=prof, options=options, file=path, base_uri=_base_uri(path))
+            for path, doc, _, too_deep in documents
+        ]
         if output_format is OutputFormat.json:
             sys.stdout.write(render_json(reports))
         elif output_format is OutputFormat.sarif:
-            sys.stdout.write(render_sarif(reports, {path: text for path, _, text in documents}))
+            sys.stdout.write(render_sarif(reports, {path: text for path, _, text, _ in documents}))
         else:
             sys.stdout.write(render_human(reports, color=sys.stdout.isatty()))
         threshold = SEVERITY_RANK[fail_on.value]

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gramwright.lint.facts import declared_types, number
+from gramwright.lint.regex import pattern_max_length
+from gramwright.pointer import join_pointer
 
 if TYPE_CHECKING:
     from gramwright.lint.context import LintContext, Tokenizer
@@ -29,7 +32,6 @@ if TYPE_CHECKING:
 BYTES_PER_TOKEN = 3.5  # English-ish JSON with SentencePiece/BPE vocabularies of 32k-50k tokens
 NUMBER_BYTES = 24  # "-1.7976931348623157e+308"
 INTEGER_BYTES = 20  # int64 with sign
-MAX_NESTING = 256
 _FILLER = (
     "The quick brown fox jumps over the lazy dog while the committee reviews the quarterly figures "
     "and notes that delivery dates, unit prices and supplier names were checked against the order. "
@@ -70,6 +72,13 @@ class TokenEstimate:
     unbounded_why: str = ""
 
 
+# A subschema's estimate is a generator: it yields ``(subschema, pointer)`` for each part it needs
+# and is sent that part's size (or has the part's Unbounded thrown in). _Estimator.size_of drives
+# them with an explicit stack, so a schema nested deeper than Python's recursion limit is
+# estimated like any other (the linter must report on a deep schema, not crash on it).
+_Steps = Generator[tuple[Any, str], Size, Size]
+
+
 class _Estimator:
     def __init__(self, ctx: LintContext, tokenizer: Tokenizer | None) -> None:
         self.ctx = ctx
@@ -92,33 +101,51 @@ class _Estimator:
         b = self.text(_FILLER[:rest])
         return Size(a.nbytes * whole + b.nbytes, a.tokens * whole + b.tokens)
 
-    def schema(self, schema: Any, pointer: str, depth: int = 0) -> Size:
-        if depth > MAX_NESTING:
-            raise Unbounded(pointer, "nesting too deep to estimate")
+    def size_of(self, schema: Any, pointer: str) -> Size:
+        """The worst-case size of ``schema``'s instances; raises :class:`Unbounded`."""
+        stack: list[tuple[_Steps, int]] = []
+        # None: a generator was just pushed and waits for its first send
+        outcome: Size | Unbounded | None = self._open(schema, pointer, stack)
+        while stack:
+            steps, key = stack[-1]
+            try:
+                request = steps.throw(outcome) if isinstance(outcome, Unbounded) else steps.send(outcome)  # type: ignore[arg-type]  # None primes a fresh generator
+            except StopIteration as done:
+                stack.pop()
+                self._active.discard(key)
+                outcome = self._memo[key] = done.value
+                continue
+            except Unbounded as exc:
+                stack.pop()
+                self._active.discard(key)
+                outcome = self._failed[key] = exc
+                continue
+            outcome = self._open(request[0], request[1], stack)
+        if isinstance(outcome, Unbounded):
+            raise outcome
+        assert outcome is not None
+        return outcome
+
+    def _open(self, schema: Any, pointer: str, stack: list[tuple[_Steps, int]]) -> Size | Unbounded | None:
+        """A size known at once (a leaf, a memo hit, a failure), or ``None`` after pushing the
+        subschema's steps."""
         if schema is True or schema == {}:
-            raise Unbounded(pointer, "any JSON value is allowed here")
+            return Unbounded(pointer, "any JSON value is allowed here")
         if not isinstance(schema, dict):
             return Size(0, 0)
         key = id(schema)
         if key in self._memo:
             return self._memo[key]
         if key in self._failed:
-            raise self._failed[key]
+            return self._failed[key]
         node = self.ctx.index.by_identity.get(key)
         if node is not None:
             pointer = node.pointer
         if key in self._active:
-            raise Unbounded(pointer, "recursive $ref")
+            return Unbounded(pointer, "recursive $ref")
         self._active.add(key)
-        try:
-            size = self._schema(schema, pointer, depth)
-        except Unbounded as exc:
-            self._failed[key] = exc
-            raise
-        finally:
-            self._active.discard(key)
-        self._memo[key] = size
-        return size
+        stack.append((self._schema(schema, pointer), key))
+        return None
 
     def _ref_target(self, schema: dict[str, Any]) -> tuple[Any, str] | None:
         node = self.ctx.index.by_identity.get(id(schema))
@@ -127,7 +154,7 @@ class _Estimator:
         target = self.ctx.ref_target.get(node.index)
         return (target.schema, target.pointer) if target is not None else None
 
-    def _schema(self, schema: dict[str, Any], pointer: str, depth: int) -> Size:
+    def _schema(self, schema: dict[str, Any], pointer: str) -> _Steps:
         if "const" in schema:
             return self.text(json.dumps(schema["const"], ensure_ascii=False, separators=(",", ":")))
         if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -139,16 +166,18 @@ class _Estimator:
             target = self._ref_target(schema)
             if target is None:
                 raise Unbounded(pointer, "unresolved $ref")
-            return self.schema(target[0], target[1], depth + 1)
+            return (yield target)
         branches = [
-            b
+            (join_pointer(pointer, k, i), b)
             for k in ("anyOf", "oneOf")
             if isinstance(schema.get(k), list)  # a malformed `anyOf: 1` is meta/invalid-schema's
-            for b in schema[k]
+            for i, b in enumerate(schema[k])
             if isinstance(b, dict | bool)
         ]
         if branches:
-            sizes = [self.schema(b, f"{pointer}/anyOf", depth + 1) for b in branches]
+            sizes = []
+            for where, branch in branches:
+                sizes.append((yield (branch, where)))
             return max(sizes, key=lambda s: (s.tokens, s.nbytes))
         types = declared_types(schema)
         if types is None:
@@ -157,18 +186,22 @@ class _Estimator:
             raw_all_of = schema.get("allOf")
             all_of = [b for b in raw_all_of if isinstance(b, dict)] if isinstance(raw_all_of, list) else []
             if all_of:
-                maybe = [self._maybe(b, pointer, depth) for b in all_of]
-                bounded = [s for s in maybe if s is not None]
+                bounded = []
+                for i, member in enumerate(all_of):
+                    size = yield from self._maybe(member, join_pointer(pointer, "allOf", i))
+                    if size is not None:
+                        bounded.append(size)
                 if bounded:
                     return min(bounded, key=lambda s: (s.tokens, s.nbytes))
             raise Unbounded(pointer, "no type: any JSON value is allowed here")
-        return max(
-            (self._typed(t, schema, pointer, depth) for t in types), key=lambda s: (s.tokens, s.nbytes)
-        )
+        typed = []
+        for t in types:
+            typed.append((yield from self._typed(t, schema, pointer)))
+        return max(typed, key=lambda s: (s.tokens, s.nbytes))
 
-    def _maybe(self, schema: Any, pointer: str, depth: int) -> Size | None:
+    def _maybe(self, schema: Any, pointer: str) -> Generator[tuple[Any, str], Size, Size | None]:
         try:
-            return self.schema(schema, pointer, depth + 1)
+            return (yield (schema, pointer))
         except Unbounded:
             return None
 
@@ -182,7 +215,14 @@ class _Estimator:
             return frozenset({"string"})
         return frozenset()
 
-    def _typed(self, t: str, schema: dict[str, Any], pointer: str, depth: int) -> Size:
+    def _typed(self, t: str, schema: dict[str, Any], pointer: str) -> _Steps:
+        if t == "array":
+            return (yield from self._array(schema, pointer))
+        if t == "object":
+            return (yield from self._object(schema, pointer))
+        return self._scalar(t, schema, pointer)
+
+    def _scalar(self, t: str, schema: dict[str, Any], pointer: str) -> Size:
         if t == "null":
             return self.text("null")
         if t == "boolean":
@@ -200,10 +240,6 @@ class _Estimator:
             return self.text("-1.7976931348623157e+308"[:NUMBER_BYTES])
         if t == "string":
             return self._string(schema, pointer)
-        if t == "array":
-            return self._array(schema, pointer, depth)
-        if t == "object":
-            return self._object(schema, pointer, depth)
         raise Unbounded(pointer, f"unknown type {t!r}")
 
     def _string(self, schema: dict[str, Any], pointer: str) -> Size:
@@ -212,37 +248,43 @@ class _Estimator:
         fmt = schema.get("format")
         if max_len is None and isinstance(fmt, str) and fmt in FORMAT_MAX_BYTES:
             max_len = FORMAT_MAX_BYTES[fmt]
+        pattern = schema.get("pattern")
+        # a pattern whose language is finite (`^[A-Z]{3}$`) bounds the string as maxLength does
+        longest = pattern_max_length(pattern) if isinstance(pattern, str) else None
+        if longest is not None:
+            max_len = longest if max_len is None else min(max_len, longest)
         if max_len is None:
-            raise Unbounded(pointer, "string without maxLength")
+            raise Unbounded(pointer, "string without maxLength or a bounded pattern")
         body = self.filler(int(max_len))
         return Size(quotes.nbytes + body.nbytes, quotes.tokens + body.tokens)
 
-    def _array(self, schema: dict[str, Any], pointer: str, depth: int) -> Size:
+    def _array(self, schema: dict[str, Any], pointer: str) -> _Steps:
         total = self.text("[]")
         nbytes, tokens = total.nbytes, total.tokens
         prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else None
+        prefix_kw = "prefixItems"
         items = schema.get("items")
         if isinstance(items, list):  # draft-04..2019-09 tuple form
-            prefix, items = items, schema.get("additionalItems", bool(items))
+            prefix, items, prefix_kw = items, schema.get("additionalItems", bool(items)), "items"
         max_items = number(schema.get("maxItems"))
         count = 0
         for i, sub in enumerate(prefix or []):
             if max_items is not None and i >= max_items:
                 break
-            s = self.schema(sub, f"{pointer}/prefixItems/{i}", depth + 1)
+            s = yield (sub, join_pointer(pointer, prefix_kw, i))
             nbytes, tokens, count = nbytes + s.nbytes, tokens + s.tokens, count + 1
         rest_allowed = items is not False and (max_items is None or count < max_items)
         if rest_allowed:
             if max_items is None:
                 raise Unbounded(pointer, "array without maxItems")
             n = int(max_items) - count
-            s = self.schema(items if items is not None else True, f"{pointer}/items", depth + 1)
+            s = yield (items if items is not None else True, join_pointer(pointer, "items"))
             nbytes, tokens, count = nbytes + n * s.nbytes, tokens + n * s.tokens, count + n
         comma = self.text(",")
         extra = max(count - 1, 0)
         return Size(nbytes + extra * comma.nbytes, tokens + extra * comma.tokens)
 
-    def _object(self, schema: dict[str, Any], pointer: str, depth: int) -> Size:
+    def _object(self, schema: dict[str, Any], pointer: str) -> _Steps:
         props: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
         extra = schema.get("additionalProperties")
         if extra not in (None, False) or schema.get("patternProperties") or (not props and extra is None):
@@ -254,7 +296,7 @@ class _Estimator:
             if sub is False:
                 continue
             k = self.text(json.dumps(name, ensure_ascii=False))
-            v = self.schema(sub, f"{pointer}/properties/{name}", depth + 1)
+            v = yield (sub, join_pointer(pointer, "properties", name))
             sep = comma if i else Size(0, 0)
             nbytes += k.nbytes + colon.nbytes + v.nbytes + sep.nbytes
             tokens += k.tokens + colon.tokens + v.tokens + sep.tokens
@@ -266,7 +308,7 @@ def estimate_tokens(ctx: LintContext, tokenizer: Tokenizer | None = None, counte
     est = _Estimator(ctx, tokenizer)
     label = counter or ("tokenizer" if tokenizer else f"bytes/{BYTES_PER_TOKEN}")
     try:
-        size = est.schema(ctx.schema, "")
+        size = est.size_of(ctx.schema, "")
     except Unbounded as exc:
         return TokenEstimate(None, None, tokenizer is None, label, exc.pointer, exc.why)
     tokens = size.tokens if tokenizer else math.ceil(size.nbytes / BYTES_PER_TOKEN)

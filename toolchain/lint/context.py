@@ -16,6 +16,7 @@ from gramwright.lint.dialects import Dialect
 from gramwright.lint.profiles import Profile
 from gramwright.lint.refs import RefSite
 from gramwright.lint.walker import Node, SchemaIndex
+from gramwright.schema.depth import schema_depth
 
 if TYPE_CHECKING:
     from gramwright.lint.budget import TokenEstimate
@@ -51,8 +52,10 @@ class LintContext:
         profile: Profile,
         options: LintOptions,
         ref_sites: list[RefSite],
+        base_uri: str | None = None,
     ) -> None:
         self.schema = schema
+        self.base_uri = base_uri
         self.index = index
         self.dialect = dialect
         self.profile = profile
@@ -82,6 +85,12 @@ class LintContext:
         return nesting_depth(self.root, self.ref_target)
 
     @cached_property
+    def schema_depth(self) -> tuple[int, str]:
+        """Subschemas inside subschemas (``$ref`` targets included) and the deepest one's pointer:
+        what the compiler's depth limit counts (:mod:`gramwright.schema.depth`)."""
+        return schema_depth(self.schema)
+
+    @cached_property
     def cycles(self) -> list[list[Node]]:
         """The recursive parts: each is the list of ``$ref`` subschemas that close a cycle."""
         if not self.ref_target:
@@ -108,7 +117,7 @@ class LintContext:
             return None
         from gramwright.lint.compile_report import run_compiler
 
-        return run_compiler(self.schema, timeout_s=self.options.compile_timeout_s)
+        return run_compiler(self.schema, base_uri=self.base_uri, timeout_s=self.options.compile_timeout_s)
 
     @cached_property
     def property_nodes(self) -> list[Node]:

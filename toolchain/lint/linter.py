@@ -16,8 +16,10 @@ from gramwright.lint.profiles import DEFAULT_PROFILE, Profile, load_profile
 from gramwright.lint.refs import RefResolver
 from gramwright.lint.registry import RULES, Rule, all_rules, as_severity, document_rule
 from gramwright.lint.walker import Node, build_index
+from gramwright.schema.errors import SchemaTooDeep
 
 INTERNAL_RULE = "lint/rule-crashed"
+NESTING_RULE = "size/nesting-depth"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +91,11 @@ def lint_schema(
     profile: str | Profile = DEFAULT_PROFILE,
     options: LintOptions | None = None,
     file: str = "<schema>",
+    base_uri: str | None = None,
 ) -> LintReport:
     """Every diagnostic for ``schema`` under ``profile`` (plus the cost estimate). Never raises for
-    a bad schema: a rule that crashes becomes a ``lint/rule-crashed`` diagnostic."""
+    a bad schema: a rule that crashes becomes a ``lint/rule-crashed`` diagnostic. ``base_uri``
+    (the file's ``file://`` URI) lets the compiler resolve ``$ref`` to sibling files."""
     start = time.perf_counter()
     options = options or LintOptions()
     prof = profile if isinstance(profile, Profile) else load_profile(profile)
@@ -99,7 +103,7 @@ def lint_schema(
     index = build_index(schema, declared_draft=declared.draft if declared.declared else None)
     dialect = declared if declared.declared else detect_dialect(schema, draft04_hints=index.draft04_hints)
     ref_sites = RefResolver(index, dialect.schema_uri).resolve_all()
-    ctx = LintContext(schema, index, dialect, prof, options, ref_sites)
+    ctx = LintContext(schema, index, dialect, prof, options, ref_sites, base_uri)
     plan = _plan(prof, options.ignore)
 
     out: list[tuple[Rule, Finding]] = []
@@ -117,6 +121,28 @@ def lint_schema(
     diagnostics = _diagnostics(out, prof, index.by_pointer)
     report = LintReport(file, prof.label, dialect.label(), diagnostics, _cost(ctx))
     report.lint_ms = (time.perf_counter() - start) * 1000
+    return report
+
+
+def too_deep_report(
+    error: SchemaTooDeep, *, profile: str | Profile = DEFAULT_PROFILE, file: str = ""
+) -> LintReport:
+    """The report for a schema text nested too deep to parse at all: ``size/nesting-depth`` says
+    so (at its ``limit`` severity, an error by default) and no other rule runs — there is no
+    value to walk."""
+    prof = profile if isinstance(profile, Profile) else load_profile(profile)
+    rule = all_rules()[NESTING_RULE]
+    found = Finding(
+        error.pointer,
+        f"{error.message}: no other rule ran (the text is not parsed past that depth)",
+        error.hint,
+        variant="limit",
+    )
+    report = LintReport(
+        file or error.path, prof.label, "unknown (not parsed)", _diagnostics([(rule, found)], prof, {})
+    )
+    report.cost.max_depth = error.depth
+    report.cost.compiler = "not run (schema too deep)"
     return report
 
 
@@ -211,10 +237,8 @@ def _cost(ctx: LintContext) -> CostEstimate:
         largest_enum=max(enums, default=0),
     )
     compiled = ctx.compiled
-    if not ctx.options.compile:
+    if compiled is None:
         cost.compiler = "not run"
-    elif compiled is None:
-        cost.compiler = "unavailable (gramwright.schema not installed)"
     else:
         cost.compiler = compiled.status
         cost.grammar_rules, cost.gbnf_bytes, cost.compile_ms = (
@@ -232,4 +256,4 @@ def _cost(ctx: LintContext) -> CostEstimate:
     return cost
 
 
-__all__ = ["INTERNAL_RULE", "estimate_tokens", "lint_schema"]
+__all__ = ["INTERNAL_RULE", "estimate_tokens", "lint_schema", "too_deep_report"]

@@ -1,13 +1,17 @@
-"""What lint needs to know about a JSON Schema ``pattern`` (ECMA-262 regex) without compiling it
-into an automaton: is it valid, anchored, bounded, and does it use features grammars cannot express.
+"""What lint needs to know about a JSON Schema ``pattern`` (ECMA-262 regex): is it valid, anchored,
+bounded (and how long its longest match is), and does it use features grammars cannot express.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+
+from gramwright.grammar.ir import Alt, CharClass, Expr, Literal, Repeat, Seq
+from gramwright.regex import RegexUnsupported, regex_to_expr
 
 _ECMA_ONLY = (
     (re.compile(r"\\[pP]\{[^}]*\}"), r"\\w"),  # Unicode property escapes: any class-safe stand-in
@@ -103,3 +107,42 @@ def pattern_facts(pattern: str) -> PatternFacts:
         backreference=backref,
         word_boundary=boundary,
     )
+
+
+@lru_cache(maxsize=4096)
+def pattern_max_length(pattern: str) -> int | None:
+    """The most characters a string matching ``pattern`` (searched, as JSON Schema does) can have,
+    or ``None`` when there is no bound: ``^[A-Z]{3}$`` → 3, ``^[A-Za-z0-9-]{1,39}$`` → 39,
+    ``[a-z]{3}`` (unanchored: anything may surround it) and ``^a+$`` → ``None``. Read from the
+    regex package's translation, the one the compiler uses; lookarounds and ``\\b`` are dropped
+    there, which only widens the language, so the bound still holds. A pattern it cannot
+    translate (backreferences, invalid syntax) has no bound here."""
+    try:
+        expr = regex_to_expr(pattern, max_repeat=None, widen_lookaround=True).expr
+        longest = _longest(expr)
+    except (RegexUnsupported, RecursionError):
+        return None
+    if longest == math.inf:
+        return None
+    # a pattern that matches nothing leaves no string at all: 0 is a bound
+    return 0 if longest == -math.inf else int(longest)
+
+
+def _longest(expr: Expr) -> float:
+    """Longest string of ``expr`` in code points; ``inf`` unbounded, ``-inf`` for no string at all."""
+    if isinstance(expr, Literal):
+        return len(expr.text)
+    if isinstance(expr, CharClass):
+        return 1 if expr.effective_ranges() else -math.inf
+    if isinstance(expr, Seq):
+        return sum((_longest(item) for item in expr.items), 0.0)
+    if isinstance(expr, Alt):
+        return max(_longest(item) for item in expr.items)
+    if isinstance(expr, Repeat):
+        item = _longest(expr.item)
+        if item == -math.inf:
+            return 0 if expr.min == 0 else -math.inf
+        if item == 0:
+            return 0
+        return math.inf if expr.max is None else item * expr.max
+    return math.inf  # a rule reference (regexes make none): no bound known

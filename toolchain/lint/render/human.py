@@ -23,8 +23,10 @@ def _cost_line(cost: CostEstimate) -> str:
     if cost.max_output_tokens is not None:
         approx = "≈" if cost.tokens_approximate else ""
         parts.append(f"output ≤ {approx}{cost.max_output_tokens} tokens ({cost.token_counter})")
-    else:
+    elif cost.tokens_unbounded:
         parts.append(f"output unbounded ({cost.tokens_unbounded_at})")
+    else:
+        parts.append("output not estimated")
     if cost.grammar_rules is not None or cost.gbnf_bytes is not None:
         gbnf = f"{cost.gbnf_bytes} B GBNF" if cost.gbnf_bytes is not None else "GBNF size n/a"
         ms = f", {cost.compile_ms:.1f} ms" if cost.compile_ms is not None else ""

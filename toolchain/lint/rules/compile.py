@@ -1,7 +1,7 @@
 """compile/*, size/grammar-budget: what *our* compiler reports about the schema.
 
-These rules read the compile report of ``gramwright.schema.compile_schema``; without the compiler
-they find nothing (the cost estimate then says the compiler was unavailable).
+These rules read the compile report of ``gramwright.schema.compile_schema``; with ``--no-compile``
+they find nothing. A schema too deep to compile is ``size/nesting-depth``'s to report, not theirs.
 """
 
 from __future__ import annotations

@@ -8,13 +8,15 @@ from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.registry import document_rule
 from gramwright.pointer import join_pointer
+from gramwright.schema.depth import MAX_SCHEMA_DEPTH
 
 
 @document_rule(
     "size/nesting-depth",
     what="Instance nesting (objects/arrays inside each other) deeper than the profile's limits: a soft "
     "limit (warn; 4 levels, from the seed platform) and the target's hard limit (error; OpenAI 10, "
-    "formerly 5).",
+    "formerly 5); and a schema nested deeper than gramwright reads at all (error; 128 subschemas inside "
+    "subschemas, 264 levels of JSON: docs/limits.md).",
     why="Providers reject deep schemas; deep optional nesting multiplies grammar size, and small models "
     "lose track of where they are.",
     anchors="seed 004, OAI doc",
@@ -23,6 +25,15 @@ from gramwright.pointer import join_pointer
     limits=("max_nesting_depth", "nesting_depth_warn"),
 )
 def nesting_depth(ctx: LintContext) -> Iterator[Finding]:
+    depth, deepest = ctx.schema_depth
+    if depth > MAX_SCHEMA_DEPTH:
+        yield Finding(
+            deepest,
+            f"subschemas nested {depth} levels deep: gramwright compiles up to {MAX_SCHEMA_DEPTH} "
+            "(compile, check and generate refuse this schema)",
+            "flatten the nesting: real-world schemas stay under 30 levels (see docs/limits.md)",
+            variant="limit",
+        )
     info = ctx.depth
     hard = ctx.profile.int_limit("max_nesting_depth")
     soft = ctx.profile.int_limit("nesting_depth_warn")
