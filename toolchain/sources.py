@@ -125,6 +125,10 @@ def _read_text(p: Path, path: str) -> str:
         data = p.read_bytes()
     except OSError as exc:
         raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
+    if p.suffix.lower() != ".gbnf":  # the one schema reader: BOM, UTF-16, binary, bad UTF-8
+        from gramwright.schema.load import decode_schema_bytes
+
+        return decode_schema_bytes(data, path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -139,7 +143,7 @@ def _compile_schema(path: str, schema: Any, whitespace: Whitespace, close_object
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
     options = CompileOptions(whitespace=whitespace, close_objects=close_objects)
     try:
-        compiled = compile_schema(schema, base_uri=base_uri, options=options)
+        compiled = compile_schema(schema, base_uri=base_uri, options=options, source=path)
     except GramwrightError as exc:
         if not exc.where.startswith(path):
             exc.where = f"{path}, {exc.where}" if exc.where else path
