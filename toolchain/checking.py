@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gramwright.check_diagnosis import Diagnosis, diagnose
+from gramwright.positions import line_col
 from gramwright.recognizer import InputRejected, Recognizer, describe_bytes
 from gramwright.sources import CompiledSource
 
@@ -64,15 +65,6 @@ class CheckResult:
             out.update(self.diagnosis.to_dict())
         out["check_ms"] = self.check_ms
         return out
-
-
-def line_col(data: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column (in code points) of a byte offset."""
-    before = data[:offset]
-    line = before.count(b"\n") + 1
-    last = before.rfind(b"\n")
-    col = len(before[last + 1 :].decode("utf-8", "replace")) + 1
-    return line, col
 
 
 def check_document(

@@ -59,6 +59,7 @@ from gramwright.grammar.ir import (
     char_class,
     repeat,
 )
+from gramwright.positions import line_col
 
 __all__ = ["emit_gbnf", "is_rule_name", "parse_gbnf"]
 
@@ -115,7 +116,7 @@ class _Parser:
         return self.text[i] if i < len(self.text) else ""
 
     def _line_col(self, pos: int) -> tuple[int, int]:
-        return self.text.count("\n", 0, pos) + 1, pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        return line_col(self.text, pos)
 
     def _error(
         self, message: str, expected: str, at: int | None = None, unclosed: bool = False
