@@ -1,0 +1,74 @@
+"""Path safety: every path a patch names is resolved against the root and refused when it escapes.
+
+A patch is text a model wrote; its paths are untrusted input. They are checked (all of them, before
+any file is read): relative, no ``..`` component, not inside ``.git/`` or the backup journal, and —
+after following symlinks — still inside the root. Files are then keyed by their real path relative
+to the root, so two spellings of one file (``a/x`` and a symlinked ``b/x``) are one file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from gramwright.errors import PatchError
+
+__all__ = ["JOURNAL_DIR", "ResolvedPath", "find_root", "resolve_path"]
+
+JOURNAL_DIR = ".gramwright"
+# the repository's own metadata and our backups are never patch targets
+_RESERVED = {".git", JOURNAL_DIR}
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """``path`` as the patch wrote it (normalised), ``key`` its real path relative to the root."""
+
+    path: str
+    key: str
+    real: Path
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The default ``--root``: the git top level when ``start`` (default: cwd) is inside a
+    repository, else ``start`` itself. Found by looking for ``.git`` upwards, without running git."""
+    here = Path(start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return here
+
+
+def _refuse(path: str, why: str, patch_line: int) -> PatchError:
+    return PatchError(
+        f"path {path!r} {why}",
+        where=f"patch line {patch_line}",
+        hint="paths in a patch must be relative to --root and stay inside it",
+    )
+
+
+def resolve_path(root: Path, path: str, patch_line: int) -> ResolvedPath:
+    """Check ``path`` and resolve it inside ``root``; :class:`PatchError` names the patch line."""
+    if not path or "\0" in path:
+        raise _refuse(path, "is empty or contains a NUL byte", patch_line)
+    if path.startswith(("/", "\\")) or _DRIVE.match(path):
+        raise _refuse(path, "is absolute", patch_line)
+    parts = [p for p in PurePosixPath(path).parts if p != "."]
+    if ".." in parts:
+        raise _refuse(path, "contains '..'", patch_line)
+    if not parts:
+        raise _refuse(path, "names the root itself, not a file", patch_line)
+    if parts[0] in _RESERVED:
+        raise _refuse(path, f"is inside {parts[0]}/, which patches may not touch", patch_line)
+    clean = "/".join(parts)
+    root_real = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(root_real / clean))
+    if real != root_real and root_real not in real.parents:
+        raise _refuse(path, f"resolves outside the root through a symlink (to {real})", patch_line)
+    key = real.relative_to(root_real).as_posix()
+    if key.split("/")[0] in _RESERVED:
+        raise _refuse(path, "resolves into a directory patches may not touch", patch_line)
+    return ResolvedPath(path=clean, key=key, real=real)
