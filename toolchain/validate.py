@@ -1,13 +1,16 @@
 """Layer 2's first step: parse and validate a generated document against its schema.
 
-Masks guarantee the form of an output; this checks its content against the schema (formats on,
-exact decimals, ``$ref`` resolved through the registry the compile used). Truncated output
-(``finish_reason == "length"``) is reported as such and never parsed.
+Masks guarantee the form of an output; this checks its content against the schema (the draft named
+by ``$schema``, formats on, exact decimals, ``$ref`` resolved through the registry the compile
+used). Truncated output (``finish_reason == "length"``) is reported as such and never parsed.
+:func:`validate_value` validates an already-parsed value (layer 3 re-validates what it salvaged);
+:func:`parse_document` is the one JSON parse every layer uses (exact decimals).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -17,16 +20,24 @@ from gramwright.pointer import join_pointer
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["Validation", "ValidationIssue", "validate_output"]
+__all__ = ["Validation", "ValidationIssue", "parse_document", "validate_output", "validate_value"]
+
+# finish reasons that mean "the output was cut before the model finished it"
+CUT_REASONS = frozenset({"length", "timeout"})
 
 
 @dataclass(frozen=True)
 class ValidationIssue:
-    """One failed check: where in the document (JSON Pointer), which keyword, what."""
+    """One failed check: where in the document (JSON Pointer), which keyword, what.
+
+    ``members``: the member names the issue is about, where the keyword names some (the missing
+    members of ``required``, the unexpected ones of ``additionalProperties``) — layer 3 needs them
+    to know what to drop or what is missing."""
 
     pointer: str
     keyword: str
     message: str
+    members: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.pointer or '/'}: {self.message}"
@@ -56,31 +67,68 @@ class Validation:
         }
 
 
+def parse_document(text: str) -> Any:
+    """``json.loads`` with exact decimals (JSON Schema compares numbers mathematically: floats would
+    round 1e-400 to 0 and 0.1 + 0.2 style fractions to neighbours). Raises ``ValueError``."""
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except ArithmeticError:  # an exponent beyond Decimal's range: floats are the best we have
+        return json.loads(text)
+
+
 def validate_output(
     text: str, schema: Any, finish_reason: str = "stop", *, registry: SchemaRegistry | None = None
 ) -> Validation:
     """Parse and validate (formats on). Truncated output is reported as such, not parsed.
 
     ``registry`` (a compiled source's) resolves ``$ref`` to documents beside the schema file."""
-    if finish_reason == "length":
-        issue = ValidationIssue("", "finish_reason", "truncated: finish_reason=length (not parsed)")
+    if finish_reason in CUT_REASONS:
+        issue = ValidationIssue("", "finish_reason", f"truncated: finish_reason={finish_reason} (not parsed)")
         return Validation(parsed=False, valid=False, issues=[issue], truncated=True)
     try:
-        # exact decimals, as JSON Schema compares numbers mathematically (floats would round
-        # 1e-400 to 0 and 0.1 + 0.2 style fractions to neighbours)
-        try:
-            value = json.loads(text, parse_float=Decimal)
-        except ArithmeticError:  # an exponent beyond Decimal's range: floats are the best we have
-            value = json.loads(text)
+        value = parse_document(text)
     except ValueError as exc:
         return Validation(parsed=False, valid=False, issues=[ValidationIssue("", "json", f"not JSON: {exc}")])
+    issues = validate_value(value, schema, registry=registry)
+    return Validation(parsed=True, valid=not issues, issues=issues, value=value)
+
+
+def validate_value(
+    value: Any, schema: Any, *, registry: SchemaRegistry | None = None
+) -> list[ValidationIssue]:
+    """The schema's verdict on a parsed value: every issue, in the validator's order."""
     validator = _validator(schema, registry)
     try:
         found = list(validator.iter_errors(value))
     except TypeError:  # Decimal against a float keyword (e.g. multipleOf 0.01): validate floats
-        found = list(validator.iter_errors(json.loads(text)))
-    issues = [ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message) for e in found]
-    return Validation(parsed=True, valid=not issues, issues=issues, value=value)
+        found = list(validator.iter_errors(_as_floats(value)))
+    return [
+        ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message, _members(e))
+        for e in found
+    ]
+
+
+def _members(error: Any) -> tuple[str, ...]:
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return ()
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        return tuple(str(k) for k in error.validator_value if k not in instance)
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        props = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+        patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
+        return tuple(k for k in instance if k not in props and not any(re.search(p, k) for p in patterns))
+    return ()
+
+
+def _as_floats(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, list):
+        return [_as_floats(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_floats(v) for k, v in value.items()}
+    return value
 
 
 def _validator(schema: Any, registry: SchemaRegistry | None) -> Any:

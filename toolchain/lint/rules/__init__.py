@@ -12,6 +12,7 @@ from gramwright.lint.rules import (  # noqa: F401 - imported for their registrat
     objects,
     quality,
     refs,
+    runtime,
     sat,
     size,
     strings,

@@ -1,0 +1,267 @@
+"""`gramwright validate`, `extract` and `report`: the three-layer pipeline from the terminal.
+
+Thin adapters over :mod:`gramwright.pipeline`: policy flags override the schema's ``x-runtime``;
+results go to stdout (``--format human|json``), progress and warnings to stderr; exit 0 when every
+result is ``ok``, 1 when some is not, 2 for usage and input errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from gramwright.cli import common
+
+VALIDATE_HELP = """Run layers 2–3 on outputs made elsewhere (a hosted API, an unconstrained run).
+
+The JSON is extracted from code fences or prose; text that does not parse is repaired with
+json-repair (every change logged as pointer + before/after; text that parses is never changed);
+then schema, rules and salvage. A cut text (finish_reason=length, or it ends mid-value) is never ok.
+
+  gramwright validate --schema po.json --rules po.rules.json answer.txt
+  gramwright validate --schema po.json outputs.jsonl --format json   # {"id", "text", "finish_reason"?}
+"""
+
+EXTRACT_HELP = """Batch extraction: one output row per input row, resumable (a rerun skips done ids).
+
+Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finished row is appended
+and flushed; at the end a summary table (or --format json).
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+"""
+
+
+def _policy_overrides(**given: Any) -> dict[str, Any]:
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _warn_notes(notes: tuple[str, ...]) -> None:
+    for note in notes:
+        typer.echo(f"warning: x-runtime {note}", err=True)
+
+
+def _load(schema: str, rules: str | None, overrides: dict[str, Any]) -> tuple[Any, Any, Any]:
+    from gramwright.pipeline import Policy
+    from gramwright.pipeline.retry import resolve_rules
+    from gramwright.sources import load_source
+
+    source = load_source(schema)
+    if not source.is_schema:
+        common.fail(f"{schema}: not a JSON Schema", "the pipeline validates against a schema")
+    policy = Policy.from_schema(source.schema, **overrides)
+    _warn_notes(policy.notes)
+    return source, policy, resolve_rules(rules, source.schema)
+
+
+def _texts(data: bytes, name: str, jsonl: bool) -> list[tuple[str, str, str]]:
+    """(id, text, finish_reason) items: one text, or one per JSONL line."""
+    text = data.decode("utf-8", "replace")
+    if not (jsonl or name.endswith(".jsonl")):
+        return [(name, text, "stop")]
+    items = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            common.fail(
+                f"{name}:{n}: not a JSON line", 'each line is {"id", "text", "finish_reason"?} or a string'
+            )
+        if isinstance(row, str):
+            items.append((str(n), row, "stop"))
+        elif isinstance(row, dict) and isinstance(row.get("text", row.get("output")), str):
+            body = str(row.get("text", row.get("output")))
+            items.append((str(row.get("id", n)), body, str(row.get("finish_reason", "stop"))))
+        else:
+            common.fail(f"{name}:{n}: no text", 'each line is {"id", "text", "finish_reason"?} or a string')
+    return items
+
+
+def _human_result(rid: str, result: Any) -> str:
+    head = f"{rid}: {result.status}" + (f" (layer {result.layer})" if result.layer else "")
+    head += f" confidence={result.confidence}" + (" repaired" if result.repaired else "")
+    head += " DEGRADED" if result.degraded else ""
+    lines = [head]
+    for change in result.reading.get("repairs", []):
+        where = change["pointer"] or "/"
+        lines.append(f"  repair {change['op']} at {where}: {change['before']!r} → {change['after']!r}")
+    for e in result.errors:
+        lines.append(f"  error {e.pointer or '/'} [{e.rule or e.keyword}]: {e.message}")
+    for w in result.warnings:
+        lines.append(f"  warn  {w.pointer or '/'} [{w.rule}]: {w.message}")
+    for d in result.dropped:
+        lines.append(f"  dropped {d.pointer or '/'}: {d.reason}")
+    for f in result.filled:
+        lines.append(f"  filled {f} by the rules file's fallback")
+    if result.value is not None:
+        lines.append("  value: " + json.dumps(result.to_dict()["value"], ensure_ascii=False))
+    return "\n".join(lines)
+
+
+def _print_summary(summary: dict[str, Any], fmt: str) -> None:
+    from gramwright.pipeline.metrics import summary_lines
+
+    if fmt == "json":
+        typer.echo(common.dump_json(summary), nl=False)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="pipeline summary", show_header=False)
+    for label, value in summary_lines(summary):
+        table.add_row(label, value)
+    Console(file=sys.stdout, width=100).print(table)
+
+
+def _backend(spec: str | None, model: str | None) -> Any:
+    from gramwright.pipeline import GeneratorBackend, ScriptedBackend
+
+    if spec is None:
+        return GeneratorBackend(model=model)
+    kind, _, arg = spec.partition(":")
+    if kind != "scripted" or not arg:
+        common.fail(f"unknown --backend {spec!r}", "use scripted:FILE (tests) or leave it out")
+    return ScriptedBackend.from_file(arg)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("validate", help=VALIDATE_HELP)
+    def validate_cmd(
+        output: str = typer.Argument("-", help="The output text file, a .jsonl of outputs, or - for stdin."),
+        schema: str = typer.Option(..., "--schema", help="The JSON Schema the output must follow."),
+        rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
+        jsonl: bool = typer.Option(False, "--jsonl", help="The input is JSONL even without .jsonl."),
+        finish_reason: str | None = typer.Option(None, "--finish-reason", help="stop | length (one text)."),
+        partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
+        allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+        fallback: str | None = typer.Option(
+            None, "--fallback", help="none | partial | flag_for_review | rule_engine"
+        ),
+        high_risk: bool | None = typer.Option(None, "--high-risk/--not-high-risk", help="No layer 3 at all."),
+        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    ) -> None:
+        fmt = common.output_format(fmt)
+        from gramwright.pipeline import validate_text
+
+        with common.user_errors():
+            overrides = _policy_overrides(
+                partial_ok=partial_ok, allow_degrade=allow_degrade, fallback=fallback, high_risk=high_risk
+            )
+            source, policy, ruleset = _load(schema, rules, overrides)
+            items = _texts(common.read_bytes(output), output, jsonl)
+            results = []
+            for rid, text, reason in items:
+                reason = finish_reason or reason
+                results.append(
+                    (rid, validate_text(text, source, rules=ruleset, policy=policy, finish_reason=reason))
+                )
+        if fmt == "json":
+            rows = [{"id": rid, **r.to_dict()} for rid, r in results]
+            typer.echo(common.dump_json(rows if len(rows) != 1 else rows[0]), nl=False)
+        else:
+            for rid, r in results:
+                typer.echo(_human_result(rid, r))
+        raise typer.Exit(common.EXIT_OK if all(r.ok for _, r in results) else common.EXIT_FINDINGS)
+
+    @app.command("extract", help=EXTRACT_HELP)
+    def extract_cmd(
+        schema: str = typer.Option(..., "--schema", help="The JSON Schema of every row's value."),
+        input_path: Path = typer.Option(..., "--input", help="JSONL rows {id, prompt} or {id, text}."),
+        output_path: Path = typer.Option(..., "--output", help="JSONL results (appended; resumable)."),
+        rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
+        metrics_path: Path | None = typer.Option(None, "--metrics", help="JSONL metrics, one row per id."),
+        template: str = typer.Option("{text}", "--prompt-template", help="For {id, text} rows."),
+        model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+        max_attempts: int | None = typer.Option(None, "--max-attempts", min=1),
+        max_tokens: int | None = typer.Option(None, "--max-tokens", min=1),
+        token_budget: int | None = typer.Option(None, "--token-budget", min=1),
+        time_budget: float | None = typer.Option(None, "--time-budget", min=0.001, help="Seconds per row."),
+        feedback: bool | None = typer.Option(None, "--feedback/--no-feedback"),
+        partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
+        allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+        fallback: str | None = typer.Option(None, "--fallback"),
+        decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
+        backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    ) -> None:
+        fmt = common.output_format(fmt)
+        common.check_output(output_path, str(input_path))
+        from gramwright.pipeline import run
+        from gramwright.pipeline.batch import read_inputs
+        from gramwright.pipeline.metrics import summarize
+
+        with common.user_errors():
+            overrides = _policy_overrides(
+                max_attempts=max_attempts,
+                max_tokens=max_tokens,
+                token_budget=token_budget,
+                time_budget_s=time_budget,
+                feedback_on_fail=feedback,
+                partial_ok=partial_ok,
+                allow_degrade=allow_degrade,
+                fallback=fallback,
+                decode_mode=decode_mode,
+            )
+            source, policy, ruleset = _load(schema, rules, overrides)
+            inputs = read_inputs(input_path, template)
+            backend = _backend(backend_spec, model)
+            rows = _extract(
+                inputs,
+                output_path,
+                metrics_path,
+                lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
+            )
+        summary = summarize([_metrics_of(r) for r in rows])
+        _print_summary(summary, fmt)
+        raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
+
+    @app.command("report")
+    def report_cmd(
+        metrics_path: Path = typer.Argument(..., help="A metrics JSONL file (extract --metrics)."),
+        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    ) -> None:
+        """Print the batch summary from a metrics file."""
+        fmt = common.output_format(fmt)
+        from gramwright.pipeline.metrics import read_metrics, summarize
+
+        with common.user_errors():
+            summary = summarize(read_metrics(metrics_path))
+        _print_summary(summary, fmt)
+
+
+def _metrics_of(row: dict[str, Any]) -> dict[str, Any]:
+    from gramwright.pipeline.batch import metrics_row
+
+    return metrics_row(row)
+
+
+def _extract(inputs: list[Any], output: Path, metrics: Path | None, solve: Any) -> list[dict[str, Any]]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from gramwright.pipeline.batch import read_done, run_batch
+
+    done = {str(r.get("id")) for r in read_done(output)}
+    todo = sum(1 for i in inputs if i.id not in done)
+    if done:
+        typer.echo(f"resuming: {len(done)} row(s) already in {output}, {todo} to go", err=True)
+    columns = (
+        TextColumn("extract"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, disable=not sys.stderr.isatty(), transient=True) as progress:
+        task = progress.add_task("", total=todo)
+
+        def advance(item: Any, row: dict[str, Any]) -> None:
+            progress.update(task, advance=1, description=f"{item.id}: {row['status']}")
+
+        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance)

@@ -1,0 +1,175 @@
+"""Batch extraction over a JSONL file: exactly one output row per input row, failures included,
+each appended and flushed as it finishes, and resumable.
+
+A crash loses at most the row in flight: every row is one ``write`` of one line, flushed and
+fsynced before the next row starts. A rerun reads the output first — a torn last line (the process
+died mid-write) is cut off — and skips every id already there. Metrics rows (one per output row,
+a projection of it) go to a second file the same way; rows missing there after a crash between
+the two writes are re-derived from the output, so the two files always describe the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gramwright.errors import PipelineError
+from gramwright.pipeline.result import StructuredResult, plain
+
+__all__ = [
+    "BatchInput",
+    "JsonlAppender",
+    "metrics_row",
+    "output_row",
+    "read_done",
+    "read_inputs",
+    "run_batch",
+]
+
+
+@dataclass(frozen=True)
+class BatchInput:
+    id: str
+    prompt: str
+
+
+def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
+    """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique."""
+    rows: list[BatchInput] = []
+    seen: set[str] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise PipelineError(f"cannot read the input: {exc.strerror or exc}", where=str(path)) from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise PipelineError(f"not a JSON line: {exc}", where=where) from None
+        if not isinstance(row, dict) or "id" not in row or ("prompt" in row) == ("text" in row):
+            raise PipelineError("an input row is {id, prompt} or {id, text}", where=where)
+        rid = str(row["id"])
+        if rid in seen:
+            raise PipelineError(
+                f"duplicate id {rid!r}", where=where, hint="ids name output rows: keep them unique"
+            )
+        seen.add(rid)
+        prompt = str(row["prompt"]) if "prompt" in row else _fill(template, str(row["text"]), where)
+        rows.append(BatchInput(rid, prompt))
+    return rows
+
+
+def _fill(template: str, text: str, where: str) -> str:
+    try:
+        return template.format(text=text)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise PipelineError(
+            f"bad --prompt-template: {exc}", where=where, hint="use {text} for the row's text"
+        ) from None
+
+
+def read_done(path: Path) -> list[dict[str, Any]]:
+    """The complete rows of a JSONL output (a torn last line is cut off the file)."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    rows: list[dict[str, Any]] = []
+    good = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break  # the process died mid-write: this row is redone
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            break
+        good += len(line)
+    if good < len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(good)
+    return rows
+
+
+class JsonlAppender:
+    """Appends one JSON line per call, flushed and fsynced: a row is on disk or not at all."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+
+    def append(self, row: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def output_row(rid: str, result: StructuredResult) -> dict[str, Any]:
+    return {"id": rid, **result.to_dict()}
+
+
+def metrics_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The metrics line of an output row (what ``gramwright report`` reads)."""
+    m = dict(row.get("metrics", {}))
+    return {
+        "id": row["id"],
+        "status": row.get("status"),
+        "layer": row.get("layer"),
+        "confidence": row.get("confidence"),
+        **m,
+    }
+
+
+def run_batch(
+    inputs: list[BatchInput],
+    output: Path,
+    solve: Callable[[BatchInput], StructuredResult],
+    *,
+    metrics: Path | None = None,
+    on_row: Callable[[BatchInput, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run every input whose id is not in ``output`` yet; returns all output rows (old and new)."""
+    done = read_done(output)
+    by_id = {str(r.get("id")): r for r in done}
+    if metrics is not None:
+        _sync_metrics(metrics, done)
+    out = JsonlAppender(output)
+    side = JsonlAppender(metrics) if metrics is not None else None
+    try:
+        for item in _todo(inputs, by_id):
+            row = output_row(item.id, solve(item))
+            out.append(plain(row))
+            if side is not None:
+                side.append(metrics_row(row))
+            by_id[item.id] = row
+            if on_row is not None:
+                on_row(item, row)
+    finally:
+        out.close()
+        if side is not None:
+            side.close()
+    return [by_id[i.id] for i in inputs if i.id in by_id]
+
+
+def _todo(inputs: list[BatchInput], done: dict[str, Any]) -> Iterator[BatchInput]:
+    return (item for item in inputs if item.id not in done)
+
+
+def _sync_metrics(path: Path, done: list[dict[str, Any]]) -> None:
+    have = {str(r.get("id")) for r in read_done(path)}
+    missing = [r for r in done if str(r.get("id")) not in have]
+    if missing:
+        side = JsonlAppender(path)
+        try:
+            for row in missing:
+                side.append(metrics_row(row))
+        finally:
+            side.close()

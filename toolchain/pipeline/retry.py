@@ -1,0 +1,216 @@
+"""The pipeline: layer 1 (the backend's constrained attempt), layer 2 (verdict, budgeted retry with
+feedback), layer 3 (salvage, in :mod:`gramwright.pipeline.outcome`).
+
+Budgets are enforced before every attempt and inside it: an attempt's token limit is clipped to
+what the token budget has left, and the backend stops at the wall-time deadline — so no budget is
+ever exceeded. ``finish_reason=length`` is decided before any parsing: the token limit is raised
+once (doubled, within the budget, same prompt — a truncation is not a format error), and a second
+truncation goes to layer 3 with the cause recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gramwright.errors import PipelineError
+from gramwright.pipeline.backend import AttemptOutput, AttemptRequest, Backend, GeneratorBackend
+from gramwright.pipeline.judge import Judged, judge_text
+from gramwright.pipeline.outcome import conclude, succeed
+from gramwright.pipeline.policy import Policy
+from gramwright.pipeline.prompting import exit_note, feedback_note, user_turn
+from gramwright.pipeline.result import Attempt, ResultError, StructuredResult
+from gramwright.pipeline.rules import RuleSet, load_rules
+from gramwright.sources import CompiledSource, load_source
+
+if TYPE_CHECKING:
+    from gramwright.generation import Generator, SamplingOptions
+
+__all__ = ["RulesArg", "resolve_rules", "run"]
+
+RulesArg = RuleSet | str | Path | Iterable[Callable[[Any], Any]] | None
+
+
+def resolve_rules(rules: RulesArg, schema: Any) -> RuleSet:
+    """The schema's ``x-rules`` plus ``rules``: a RuleSet, a rules-file path, or Python callables."""
+    found = load_rules(schema=schema)
+    if rules is None:
+        return found
+    if isinstance(rules, RuleSet):
+        return found.merged(rules)
+    if isinstance(rules, str | Path):
+        return found.merged(load_rules(rules))
+    return found.merged(RuleSet.from_callables(rules))
+
+
+def run(
+    source: str | CompiledSource,
+    prompt: str,
+    *,
+    model: str | Generator | None = None,
+    policy: Policy | None = None,
+    rules: RulesArg = None,
+    backend: Backend | None = None,
+    sampling: SamplingOptions | None = None,
+    **overrides: Any,
+) -> StructuredResult:
+    """Run the three layers for ``prompt`` under ``source`` (a JSON Schema path or compiled source).
+
+    ``policy`` defaults to the schema's ``x-runtime`` block; ``overrides`` replace policy fields
+    (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests)."""
+    compiled = source if isinstance(source, CompiledSource) else load_source(source)
+    if not compiled.is_schema:
+        raise PipelineError(
+            "the pipeline validates against a JSON Schema",
+            where=compiled.name,
+            hint="give a schema .json; a GBNF grammar has no schema to validate with",
+        )
+    policy = (policy or Policy.from_schema(compiled.schema)).with_overrides(**overrides)
+    if backend is None:
+        backend = (
+            GeneratorBackend(model=model)
+            if model is None or isinstance(model, str)
+            else GeneratorBackend(model)
+        )
+    return _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling).run(prompt)
+
+
+class _Loop:
+    def __init__(
+        self,
+        source: CompiledSource,
+        policy: Policy,
+        rules: RuleSet,
+        backend: Backend,
+        sampling: SamplingOptions | None,
+    ) -> None:
+        self.source, self.policy, self.rules, self.backend, self.sampling = (
+            source,
+            policy,
+            rules,
+            backend,
+            sampling,
+        )
+        self.attempts: list[Attempt] = []
+        self.tokens = 0
+        self.seconds = 0.0
+
+    def run(self, prompt: str) -> StructuredResult:
+        policy, constrain = self.policy, self.policy.decode_mode == "constrained"
+        exits, feedback, limit, raised = exit_note(self.source.schema), "", policy.max_tokens, False
+        best: Judged | None = None
+        cause, cause_error = "attempts", None
+        for index in range(policy.max_attempts):
+            tokens_left = policy.token_budget - self.tokens
+            seconds_left = policy.time_budget_s - self.seconds
+            if tokens_left <= 0 or seconds_left <= 0:
+                cause, cause_error = self._spent(tokens_left <= 0)
+                break
+            max_tokens = min(limit, tokens_left)
+            request = AttemptRequest(
+                self.source,
+                user_turn(prompt, exits=exits, feedback=feedback),
+                prompt,
+                index,
+                max_tokens,
+                seconds_left,
+                constrain,
+                self.sampling,
+            )
+            out = self._checked(self.backend.generate(request), request)
+            judged = judge_text(
+                out.text,
+                out.finish_reason,
+                index=index,
+                schema=self.source.schema,
+                registry=self.source.registry,
+                rules=self.rules,
+                made_with_mask=constrain,
+            )
+            self._record(index, out, request, judged, feedback)
+            if judged.ok:
+                return succeed(judged, self.attempts, self.rules, layer=1 if index == 0 else 2, policy=policy)
+            if best is None or judged.rank() > best.rank():
+                best = judged
+            if out.finish_reason == "timeout":
+                cause, cause_error = self._spent(False)
+                break
+            if out.finish_reason == "length":
+                raised_limit = min(2 * limit, policy.token_budget - self.tokens)
+                if (
+                    not raised
+                    and max_tokens == limit
+                    and raised_limit > limit
+                    and index + 1 < policy.max_attempts
+                ):
+                    limit, raised = raised_limit, True
+                    continue  # the same prompt with more room: a truncation is not a format error
+                cause = "truncated"
+                cause_error = ResultError(
+                    "",
+                    "finish_reason",
+                    f"cut at {max_tokens} tokens (finish_reason=length)"
+                    + (" after raising max_tokens once" if raised else "")
+                    + "; not parsed as complete",
+                )
+                break
+            if not policy.feedback_on_fail and (self.sampling is None or self.sampling.temperature == 0):
+                cause = "no retry"
+                cause_error = ResultError(
+                    "", "budget", "greedy decoding without feedback would repeat the output"
+                )
+                break
+            feedback = feedback_note(judged.errors) if policy.feedback_on_fail else ""
+        else:
+            cause_error = ResultError("", "budget", f"no valid output in {policy.max_attempts} attempt(s)")
+        return conclude(
+            best,
+            self.attempts,
+            policy=policy,
+            schema=self.source.schema,
+            registry=self.source.registry,
+            rules=self.rules,
+            cause=cause,
+            cause_error=cause_error,
+        )
+
+    def _spent(self, tokens: bool) -> tuple[str, ResultError]:
+        if tokens:
+            return "token budget", ResultError(
+                "", "budget", f"token budget spent: {self.tokens} of {self.policy.token_budget} output tokens"
+            )
+        return "time budget", ResultError(
+            "", "budget", f"time budget spent: {self.seconds:.1f} of {self.policy.time_budget_s:g} s"
+        )
+
+    def _checked(self, out: AttemptOutput, request: AttemptRequest) -> AttemptOutput:
+        # a backend that overspends would make the budgets a lie: refuse it loudly
+        if out.output_tokens > request.max_tokens:
+            raise PipelineError(
+                f"the backend produced {out.output_tokens} tokens; the limit was {request.max_tokens}"
+            )
+        return out
+
+    def _record(
+        self, index: int, out: AttemptOutput, request: AttemptRequest, judged: Judged, feedback: str
+    ) -> None:
+        self.tokens += out.output_tokens
+        self.seconds += out.seconds
+        mass = out.metrics.get("clipped_mass_avg")
+        self.attempts.append(
+            Attempt(
+                index,
+                out.prompt_tokens,
+                out.output_tokens,
+                out.seconds,
+                out.finish_reason,
+                out.text,
+                request.max_tokens,
+                list(judged.errors),
+                judged.parsed,
+                judged.ok,
+                float(mass) if mass is not None else None,
+                feedback,
+            )
+        )
