@@ -89,7 +89,7 @@ def test_check_of_a_pretty_document_names_whitespace_and_the_flexible_grammar(sc
     ("content", "says"),
     [
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file"),
-        (b"\xff\xfe{\x00}", "binary file"),  # UTF-16 has NULs too
+        (b"\xff\xfe{\x00}", "UTF-16 text"),  # the one schema reader names a UTF-16 file as such
         (b"\xc3(\x80abc", "not valid UTF-8 at byte 0"),
         (b"\x00\x01\x02binary", "binary file"),
         ('{"title": "caf\u00e9"}'.encode("latin-1"), "not valid UTF-8 at byte 14"),

@@ -8,7 +8,6 @@ apart from it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,6 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from gramwright.errors import SourceError
 from gramwright.fsutil import atomic_write_text
 from gramwright.lint import DEFAULT_PROFILE, LintReport, available_profiles, lint_schema
+from gramwright.schema.errors import SchemaLoadError
+from gramwright.schema.load import decode_schema_bytes
+from gramwright.schema.load import parse_schema_text as parse_schema
 from gramwright.sources import LoadedGrammar, ReportItem, load_source
 
 if TYPE_CHECKING:
@@ -41,10 +43,11 @@ class ParseResult:
 
 
 def parse_schema_text(text: str) -> ParseResult:
+    """The editor's text through the one schema reader (any JSON value: lint reports the rest)."""
     try:
-        return ParseResult(json.loads(text))
-    except json.JSONDecodeError as exc:
-        return ParseResult(error=exc.msg, line=exc.lineno, column=exc.colno)
+        return ParseResult(parse_schema(text, any_value=True))
+    except SchemaLoadError as exc:
+        return ParseResult(error=exc.message, line=exc.line, column=exc.column)
 
 
 @dataclass
@@ -166,13 +169,7 @@ def _read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise SourceError(where, f"cannot read: {exc.strerror or exc}") from None
-    if b"\x00" in data:
-        raise SourceError(
-            where, "a binary file (it has NUL bytes), not a schema", "give a JSON Schema text file"
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SourceError(
-            where, f"not valid UTF-8 at byte {exc.start}", "save the file as UTF-8 text"
-        ) from None
+    try:  # the one schema reader's checks (binary, UTF-16/32, bad UTF-8), GBNF files too
+        return decode_schema_bytes(data, where)
+    except SchemaLoadError as exc:
+        raise SourceError(where, exc.message, exc.hint) from None
