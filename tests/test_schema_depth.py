@@ -54,8 +54,9 @@ def deep_text(depth: int) -> str:
 
 
 def test_measures() -> None:
-    assert json_depth('{"a": "[[[{{{", "b": [1, {"c": []}]}') == 4  # brackets in strings do not count
-    assert json_depth('"\\"["') == 0 and value_depth({"a": [1, {"c": []}]}) == 4
+    assert json_depth('{"a": "[[[{{{", "b": [1, {"c": []}]}') == (4, -1)  # brackets in strings do not count
+    assert json_depth('{"a": [1, {"c": []}]}', limit=2) == (4, 10)  # the "{" that makes it 3
+    assert json_depth('"\\"["') == (0, -1) and value_depth({"a": [1, {"c": []}]}) == 4
     assert schema_depth({"type": "string"}) == (0, "")
     assert schema_depth(chain("props", 5)) == (5, "/properties/a" * 5)
     assert schema_depth(chain("items", 7))[0] == 7
@@ -71,7 +72,7 @@ def test_measures() -> None:
 
 def test_measures_take_any_depth() -> None:
     text = deep_text(10_000)
-    assert json_depth(text) == 20_001
+    assert json_depth(text) == (20_001, -1)
     assert schema_depth(_nested(3000))[0] == 3000  # built without json.loads
 
 
@@ -119,7 +120,10 @@ def test_a_deep_text_is_refused_before_the_parser(tmp_path: Path) -> None:
     with pytest.raises(SchemaTooDeep) as err:
         load_schema(path)
     assert err.value.depth == 20_001 and err.value.limit == MAX_JSON_DEPTH
-    assert str(path) in err.value.one_line()
+    # the position where the nesting first goes past the limit: the "{" of level 265
+    step = len('{"type":"object","properties":{"a":')
+    assert (err.value.line, err.value.column) == (1, step * (MAX_JSON_DEPTH // 2) + 1)
+    assert f"({path}:1:{err.value.column})" in err.value.one_line()
 
 
 def test_the_base_uri_names_the_file() -> None:

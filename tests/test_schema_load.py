@@ -49,8 +49,8 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
         ('{"type": "string"}'.encode("utf-16"), "UTF-16 text (byte-order mark), not UTF-8"),
         ('{"type": "string"}'.encode("utf-32"), "UTF-32 text (byte-order mark), not UTF-8"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a binary file, not JSON text (NUL byte at byte 8)"),
-        (b"", "empty file"),
-        (b" \n\t", "empty file"),
+        (b"", "empty: no JSON value"),
+        (b" \n\t", "empty: no JSON value"),
         (b'"a string"', "a schema is an object or a boolean, not a string"),
         (b"[1]", "not an array"),
     ],
@@ -60,7 +60,7 @@ def test_unreadable_bytes_say_what_they_are(tmp_path: Path, data: bytes, message
     path.write_bytes(data)
     with pytest.raises(SchemaLoadError) as err:
         load_schema(path)
-    assert message in err.value.message and err.value.where == str(path)
+    assert message in err.value.message and err.value.where.startswith(str(path))
 
 
 def test_lint_accepts_any_json_value_the_compiler_refuses() -> None:

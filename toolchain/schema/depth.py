@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from gramwright.pointer import join_pointer, pointer_tokens
+from gramwright.positions import line_col
 from gramwright.schema.errors import SchemaTooDeep
 from gramwright.schema.facts import DEFINITION_CONTAINERS, subschemas
 
@@ -41,17 +42,22 @@ BEYOND_RECURSION = "Python's recursion limit reached, through references the mea
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 
-def json_depth(text: str) -> int:
-    """How many objects/arrays the JSON ``text`` opens inside each other at most."""
+def json_depth(text: str, limit: int | None = None) -> tuple[int, int]:
+    """How many objects/arrays the JSON ``text`` opens inside each other at most, and the offset
+    of the bracket that first goes past ``limit`` (-1 when none does)."""
     depth = deepest = 0
+    past = -1
     for m in _TOKEN.finditer(text):
         c = m.group(0)
         if c in "[{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > deepest:
+                deepest = depth
+                if past < 0 and limit is not None and depth > limit:
+                    past = m.start()
         elif c in "]}":
             depth -= 1
-    return deepest
+    return deepest, past
 
 
 def value_depth(value: Any) -> int:
@@ -68,9 +74,10 @@ def value_depth(value: Any) -> int:
 
 def check_json_depth(text: str, source: str, limit: int = MAX_JSON_DEPTH) -> None:
     """Raise :class:`SchemaTooDeep` when ``text`` nests deeper than ``limit``."""
-    depth = json_depth(text)
+    depth, past = json_depth(text, limit)
     if depth > limit:
-        raise SchemaTooDeep(source, depth, limit, nesting=JSON_NESTING)
+        line, column = line_col(text, past)
+        raise SchemaTooDeep(source, depth, limit, nesting=JSON_NESTING, line=line, column=column)
 
 
 def schema_depth(schema: Any) -> tuple[int, str]:

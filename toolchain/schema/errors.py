@@ -34,7 +34,17 @@ class SchemaTooDeep(SchemaLoadError):
     subschemas inside subschemas (``$ref`` targets included) — and ``pointer`` where the deepest
     one is, when known."""
 
-    def __init__(self, path: str, depth: int, limit: int, *, nesting: str, pointer: str = "") -> None:
+    def __init__(
+        self,
+        path: str,
+        depth: int,
+        limit: int,
+        *,
+        nesting: str,
+        pointer: str = "",
+        line: int = 0,
+        column: int = 0,
+    ) -> None:
         self.depth = depth
         self.limit = limit
         self.nesting = nesting
@@ -48,6 +58,8 @@ class SchemaTooDeep(SchemaLoadError):
         super().__init__(
             path,
             message,
+            line=line,  # in a text: where the nesting first goes past the limit
+            column=column,
             hint="flatten the nesting: real-world schemas stay under 30 levels (see docs/limits.md)",
         )
 

@@ -62,7 +62,8 @@ def parse_schema_text(text: str, source: str = "<schema>", *, any_value: bool = 
     value, for the linter, which reports what is wrong with it instead of refusing it)."""
     text = text.removeprefix("\ufeff")  # a decoded byte-order mark (the TUI's buffer, a str API)
     if not text.strip():
-        raise SchemaLoadError(source, "empty file: a schema is a JSON object or a boolean")
+        hint = "a schema is a JSON object or a boolean"
+        raise SchemaLoadError(source, "empty: no JSON value", line=1, column=1, hint=hint)
     check_json_depth(text, source)
     try:
         value = json.loads(text)
@@ -70,7 +71,7 @@ def parse_schema_text(text: str, source: str = "<schema>", *, any_value: bool = 
         raise SchemaLoadError(source, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
     except RecursionError:
         # only when the caller's own stack is already deep: the text passed the depth check
-        raise SchemaTooDeep(source, json_depth(text), MAX_JSON_DEPTH, nesting=JSON_NESTING) from None
+        raise SchemaTooDeep(source, json_depth(text)[0], MAX_JSON_DEPTH, nesting=JSON_NESTING) from None
     if not any_value and not isinstance(value, dict | bool):
         raise SchemaLoadError(source, f"a schema is an object or a boolean, not {_json_name(value)}")
     return value
