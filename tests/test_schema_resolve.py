@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gramwright.schema import CompileOptions, SchemaCompileError, compile_schema
+from gramwright.schema import CompileOptions, SchemaCompileError, UnsupportedSchema, compile_schema
 from gramwright.schema.resolve import SchemaRegistry, draft_of_dialect
 
 
@@ -61,3 +61,21 @@ def test_draft7_ref_ignores_siblings() -> None:
 def test_network_is_never_used() -> None:
     with pytest.raises(SchemaCompileError, match="cannot resolve"):
         compile_schema({"$ref": "https://json-schema.org/not-a-bundled-schema.json"})
+
+
+def test_a_referenced_file_is_read_by_the_one_reader(tmp_path: Path) -> None:
+    """A sibling file with a byte-order mark resolves like the root file; one that is not JSON
+    names its own file:line:column instead of a bare "Unresolvable"."""
+    main = {"type": "object", "properties": {"a": {"$ref": "common.json"}}}
+    base = (tmp_path / "main.json").as_uri()
+    (tmp_path / "common.json").write_bytes(b'\xef\xbb\xbf{"type": "string", "maxLength": 3}')
+    compile_schema(main, base_uri=base)
+    (tmp_path / "common.json").write_text('{"type": "string",}')
+    with pytest.raises(UnsupportedSchema) as err:
+        compile_schema(main, base_uri=base)
+    line = err.value.one_line()
+    assert (
+        f"invalid JSON: Expecting property name enclosed in double quotes ({tmp_path / 'common.json'}:1:19)"
+        in line
+    )
+    assert line.endswith("— fix the JSON syntax at that position")

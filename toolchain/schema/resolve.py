@@ -15,7 +15,6 @@ the compiler memoises rules and the conformance runner maps validation errors ba
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +36,9 @@ from referencing.jsonschema import (
 )
 
 from gramwright.pointer import join_pointer
-from gramwright.schema.errors import UnsupportedSchema
+from gramwright.schema.errors import SchemaLoadError, UnsupportedSchema
 from gramwright.schema.facts import VALIDATION_VOCABULARY
+from gramwright.schema.load import read_schema_bytes
 
 # Drafts as numbers so that "from draft 2019-09 on" is a comparison.
 SPECS: dict[int, Specification[Any]] = {
@@ -154,7 +154,8 @@ class SchemaRegistry:
             if path is None or not path.is_file():
                 # Never fetched: only the local registry can answer.
                 raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs alias
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            # the one schema reader: a referenced file is read like the root one (BOM, depth, ...)
+            doc = read_schema_bytes(path.read_bytes(), str(path), any_value=True)
             self._docs[uri] = doc
             draft = draft_of_dialect(doc.get("$schema"), self.root_draft) if isinstance(doc, dict) else 2020
             self._index_doc(doc, uri + "#", draft)
@@ -232,9 +233,13 @@ class SchemaRegistry:
             else:
                 resolved = loc.resolver.lookup(ref)
         except referencing.exceptions.Unresolvable as exc:
-            raise UnsupportedSchema(
-                where, f"cannot resolve {keyword} {ref!r} ({type(exc).__name__})", keyword=keyword
-            ) from None
+            reason = f"cannot resolve {keyword} {ref!r} ({type(exc).__name__})"
+            unreadable = _load_error(exc)
+            if unreadable is None:
+                raise UnsupportedSchema(where, reason, keyword=keyword) from None
+            # a local file that is there but is no schema: say why, and what to do about it
+            reason += f": {unreadable}"
+            raise UnsupportedSchema(where, reason, keyword=keyword, hint=unreadable.hint) from None
         target = resolved.contents
         known = self._index.get(id(target)) if isinstance(target, dict) else None
         if known is not None:
@@ -248,6 +253,14 @@ class SchemaRegistry:
     def documents(self) -> Iterator[Any]:
         yield self.root
         yield from self._docs.values()
+
+
+def _load_error(exc: BaseException) -> SchemaLoadError | None:
+    """The reader's error behind a failed lookup (``referencing`` wraps what ``retrieve`` raised)."""
+    cause = exc.__cause__
+    while cause is not None and not isinstance(cause, SchemaLoadError):
+        cause = cause.__cause__
+    return cause
 
 
 def dynamic_scope_key(loc: Loc) -> tuple[str, ...]:
