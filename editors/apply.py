@@ -82,7 +82,7 @@ def apply_patch(patch: Patch, root: Path | str, *, fuzzy: bool = False) -> Apply
         root_path, patch.format.value, patch.text, [(rec, data) for _, rec, data in plan]
     )
     try:
-        commit([write for write, _, _ in plan])
+        commit([write for write, _, _ in plan], root=root_path)
     except WriteFailed as exc:
         if exc.stuck:
             journal.save_status(root_path, entry, "incomplete")

@@ -188,7 +188,6 @@ def locate(edit: Edit, lines: tuple[str, ...], *, fuzzy: bool = False, cursor: i
             message=f"not in the file exactly; a tolerant match ({LEVELS[level]})"
             f" at line {_lines_list(list(starts))}",
             hint="rerun with --fuzzy to accept it, or copy the old lines exactly",
-            nearest=nearest_lines(lines, edit.old),
             reason="tolerant-only",
         )
     if len(found) > 1 and edit.anchor:

@@ -37,6 +37,13 @@ class Nearest:
     lines: tuple[NearestLine, ...]
     unmatched: tuple[str, ...]  # the old text's lines that these file lines do not have
 
+    @property
+    def span(self) -> str:
+        """``"line 7"`` or ``"lines 4–7"``."""
+        if self.start_line == self.end_line:
+            return f"line {self.start_line}"
+        return f"lines {self.start_line}–{self.end_line}"
+
     def render(self) -> str:
         """The window as text for a human or a model: ``!`` marks a line that differs."""
         width = len(str(self.end_line))

@@ -159,7 +159,7 @@ class CheckReport:
                 text += f" {loc.hint[0].upper()}{loc.hint[1:]}."
             if loc.nearest is not None:
                 n = loc.nearest
-                text += f"\nDid you mean lines {n.start_line}–{n.end_line} ({n.similarity:.0%} similar)?"
+                text += f"\nDid you mean {n.span} ({n.similarity:.0%} similar)?"
                 text += f"\n{n.render()}"
             parts.append(text)
         return "\n\n".join(parts)

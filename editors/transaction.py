@@ -6,7 +6,8 @@ file changed since the check is refused rather than overwritten. Each file is re
 temporary file in its own directory + fsync + rename (:func:`gramwright.fsutil.atomic_write_bytes`,
 which keeps the mode bits). If any write fails, the files already written are put back as they
 were (bytes and mode, or removed if they were new) and directories made for new files are
-removed again; then the error is raised.
+removed again; then the error is raised. A directory a removal leaves empty is removed too (as
+git apply does) and made again if that file is put back.
 """
 
 from __future__ import annotations
@@ -66,9 +67,13 @@ def _verify(write: Write, why: str) -> None:
         )
 
 
-def _put(write: Write, made_dirs: list[Path]) -> None:
+def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
     if write.data is None:
         os.unlink(write.real)
+        for parent in write.real.parents:
+            if root is None or parent == root or root not in parent.parents or any(parent.iterdir()):
+                break
+            parent.rmdir()
         return
     missing = [p for p in reversed(write.real.parents) if not p.exists()]
     for directory in missing:
@@ -86,6 +91,7 @@ def _restore(previous: tuple[Write, bytes | None, int | None]) -> None:
         if write.real.exists():
             os.unlink(write.real)
         return
+    write.real.parent.mkdir(parents=True, exist_ok=True)  # a removal may have emptied it away
     atomic_write_bytes(write.real, data)
     if mode is not None:
         os.chmod(write.real, mode)
@@ -105,8 +111,11 @@ def _undo(done: list[tuple[Write, bytes | None, int | None]], made_dirs: list[Pa
     return stuck
 
 
-def commit(writes: list[Write], why: str = "since the check") -> None:
-    """Perform ``writes`` all-or-nothing; :class:`PatchError` (after restoring) if any fails."""
+def commit(writes: list[Write], why: str = "since the check", root: Path | None = None) -> None:
+    """Perform ``writes`` all-or-nothing; :class:`PatchError` (after restoring) if any fails.
+
+    Directories that removals leave empty are removed, up to ``root`` (never with ``root=None``).
+    """
     for write in writes:
         _verify(write, why)
     done: list[tuple[Write, bytes | None, int | None]] = []
@@ -116,7 +125,7 @@ def commit(writes: list[Write], why: str = "since the check") -> None:
             _verify(write, why)
             before = write.real.read_bytes() if write.expected is not None else None
             mode = stat.S_IMODE(os.stat(write.real).st_mode) if before is not None else None
-            _put(write, made_dirs)
+            _put(write, made_dirs, root)
             done.append((write, before, mode))
         except (OSError, PatchError) as exc:
             stuck = _undo(done, made_dirs)

@@ -58,7 +58,7 @@ def undo(root: Path | str | None = None, entry_id: str | None = None) -> UndoRes
         writes.append(Write(record.path, where.real, record.after_sha256, data, record.before_mode))
     # a rename: the old path comes back before the new one goes
     writes.sort(key=lambda w: w.data is None)
-    commit(writes, why=f"after apply {entry.id}")
+    commit(writes, why=f"after apply {entry.id}", root=base)
     updated = journal.save_status(base, entry, "undone")
     return UndoResult(updated, tuple(w.path for w in writes))
 

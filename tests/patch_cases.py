@@ -169,12 +169,12 @@ def _write(root: Path, files: dict[str, bytes]) -> None:
 
 
 def read_tree(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under ``root`` (the journal excluded) with its bytes and mode bits."""
+    """Every file and directory under ``root`` (the journal excluded) with its bytes and mode."""
     out = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        if path.is_file() and not rel.startswith(".gramwright/"):
-            out[rel] = (path.read_bytes(), path.stat().st_mode & 0o777)
+        if rel.split("/")[0] != ".gramwright":
+            out[rel] = (path.read_bytes() if path.is_file() else b"", path.stat().st_mode & 0o777)
     return out
 
 

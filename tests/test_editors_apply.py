@@ -226,3 +226,11 @@ def test_creating_an_existing_file_and_editing_a_missing_one_are_reported(projec
 def test_a_patch_that_changes_nothing_writes_nothing(project: Path) -> None:
     result = apply_patch(parse_patch(sr("a.txt", "two\r\n", "two\r\n")), project)
     assert result.applied and result.entry_id is None and result.written == ()
+
+
+def test_a_removal_that_empties_a_directory_removes_it_and_undo_brings_it_back(project: Path) -> None:
+    before = tree(project)
+    result = apply_patch(parse_patch("*** Begin Patch\n*** Delete File: sub/b.txt\n*** End Patch\n"), project)
+    assert result.applied and not (project / "sub").exists()  # as git apply leaves it
+    undo(project)
+    assert tree(project) == before

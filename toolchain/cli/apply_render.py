@@ -26,9 +26,7 @@ def _edit_line(check: EditCheck) -> list[str]:
             out.append(f"         hint: {loc.hint}")
         if loc.nearest is not None:
             n = loc.nearest
-            out.append(
-                f"         did you mean lines {n.start_line}–{n.end_line} ({n.similarity:.0%} similar)?"
-            )
+            out.append(f"         did you mean {n.span} ({n.similarity:.0%} similar)?")
             out.extend(f"         {row}" for row in n.render().splitlines())
     elif check.status == "tolerant" and check.location.match and check.location.match.shift:
         match = check.location.match
