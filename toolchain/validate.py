@@ -97,11 +97,16 @@ def validate_value(
     value: Any, schema: Any, *, registry: SchemaRegistry | None = None
 ) -> list[ValidationIssue]:
     """The schema's verdict on a parsed value: every issue, in the validator's order."""
-    validator = _validator(schema, registry)
     try:
-        found = list(validator.iter_errors(value))
-    except TypeError:  # Decimal against a float keyword (e.g. multipleOf 0.01): validate floats
-        found = list(validator.iter_errors(_as_floats(value)))
+        found = list(_validator(schema, registry).iter_errors(value))
+    except TypeError:
+        # Decimal against a float keyword (multipleOf 0.1 read as a float): read the schema's
+        # floats as the decimals they were written as (repr is the shortest round-trip text), so
+        # 0.3 stays a multiple of 0.1; floats only where that fails too (a $ref'd document's floats)
+        try:
+            found = list(_validator(_as_decimals(schema), registry).iter_errors(value))
+        except TypeError:
+            found = list(_validator(schema, registry).iter_errors(_as_floats(value)))
     return [
         ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message, _members(e))
         for e in found
@@ -119,6 +124,16 @@ def _members(error: Any) -> tuple[str, ...]:
         patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
         return tuple(k for k in instance if k not in props and not any(re.search(p, k) for p in patterns))
     return ()
+
+
+def _as_decimals(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_as_decimals(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_decimals(v) for k, v in value.items()}
+    return value
 
 
 def _as_floats(value: Any) -> Any:

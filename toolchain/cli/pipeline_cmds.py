@@ -90,6 +90,7 @@ def _human_result(rid: str, result: Any) -> str:
     for change in result.reading.get("repairs", []):
         where = change["pointer"] or "/"
         lines.append(f"  repair {change['op']} at {where}: {change['before']!r} → {change['after']!r}")
+    lines.extend(f"  note: {note}" for note in result.reading.get("notes", []))
     for e in result.errors:
         lines.append(f"  error {e.pointer or '/'} [{e.rule or e.keyword}]: {e.message}")
     for w in result.warnings:

@@ -146,13 +146,17 @@ class _Loop:
                 ):
                     limit, raised = raised_limit, True
                     continue  # the same prompt with more room: a truncation is not a format error
-                cause = "truncated"
+                clipped = max_tokens < limit  # the budget, not the limit, ended this attempt
+                cause = "token budget" if clipped else "truncated"
+                why = (
+                    f"; the token budget ({policy.token_budget}) left no more room"
+                    if clipped
+                    else (" after raising max_tokens once" if raised else "")
+                )
                 cause_error = ResultError(
                     "",
                     "finish_reason",
-                    f"cut at {max_tokens} tokens (finish_reason=length)"
-                    + (" after raising max_tokens once" if raised else "")
-                    + "; not parsed as complete",
+                    f"cut at {max_tokens} tokens (finish_reason=length){why}; not parsed as complete",
                 )
                 break
             if not policy.feedback_on_fail and (self.sampling is None or self.sampling.temperature == 0):
