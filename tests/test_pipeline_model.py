@@ -1,0 +1,73 @@
+"""The pipeline on the real embedded model (few, short): the result never lies about form or
+content, and the token and time budgets hold with a real generation loop."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from gramwright.generation import Generator
+from gramwright.pipeline import GeneratorBackend, run
+from gramwright.pipeline.cel_eval import evaluate_rules
+from gramwright.pipeline.rules import load_rules
+from gramwright.sources import CompiledSource, load_source
+from gramwright.validate import validate_value
+
+pytestmark = pytest.mark.model
+
+SCHEMA = {
+    "type": "object",
+    "required": ["name", "age"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "maxLength": 20, "description": "the cat's name"},
+        "age": {"type": "integer", "minimum": 0, "maximum": 30, "description": "age in years"},
+    },
+    "x-rules": [
+        {"id": "adult", "rule": "self.age >= 1", "message": "age must be at least 1", "fieldPath": "/age"}
+    ],
+}
+
+
+@lru_cache(maxsize=1)
+def _backend() -> GeneratorBackend:
+    return GeneratorBackend(Generator())
+
+
+def _source(tmp_path_factory: pytest.TempPathFactory) -> CompiledSource:
+    import json
+
+    path = tmp_path_factory.mktemp("schema") / "cat.json"
+    path.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    return load_source(str(path))
+
+
+def test_a_real_run_reports_its_attempts_and_never_claims_ok_falsely(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    source = _source(tmp_path_factory)
+    result = run(source, "A cat named Tom, 3 years old.", backend=_backend(), max_tokens=40, token_budget=100)
+    assert result.attempts and result.output_tokens <= 100
+    first = result.attempts[0]
+    assert first.prompt_tokens > 50 and 0 < first.output_tokens <= 40 and first.seconds > 0
+    assert first.clipped_mass is not None and 0.0 <= first.clipped_mass <= 1.0
+    if result.status == "ok":
+        assert not validate_value(result.value, source.schema)
+        assert not evaluate_rules(load_rules(schema=source.schema), result.value)
+        assert result.attempts[-1].finish_reason == "stop"
+    else:
+        assert result.errors and result.cause != "valid"
+
+
+def test_budgets_hold_on_the_real_model(tmp_path_factory: pytest.TempPathFactory) -> None:
+    source = _source(tmp_path_factory)
+    tight = run(source, "A cat named Tom, 3 years old.", backend=_backend(), max_tokens=6, token_budget=16,
+                max_attempts=3, fallback="none")  # fmt: skip
+    assert tight.output_tokens <= 16 and tight.status == "failed"
+    assert [a.max_tokens for a in tight.attempts] == [6, 10]  # the raise (12) is clipped to what is left
+    timed = run(source, "Describe a cat named Tom at length.", backend=_backend(), max_tokens=100,
+                time_budget_s=0.5, decode_mode="unconstrained", fallback="none")  # fmt: skip
+    assert timed.attempts[0].finish_reason in ("timeout", "stop")
+    # checked at every token: at most one token's latency past the budget (generous on a busy CPU)
+    assert timed.seconds <= 0.5 + 3.0
