@@ -108,7 +108,7 @@ def main() -> None:
         warm.consume(tid)
     width = vocab.size
     logits = torch.randn(width, generator=torch.Generator().manual_seed(0))
-    steps = {"ids": IdsStep(), "bitset": BitsetStep()}
+    steps: dict[str, IdsStep | BitsetStep] = {"ids": IdsStep(), "bitset": BitsetStep()}
     times: dict[str, dict[str, list[float]]] = {
         name: {part: [] for part in ("cold_total", "warm_total", "warm_mask", "warm_apply")} for name in steps
     }

@@ -11,7 +11,9 @@ tables, built before timing, as the peers build theirs in their tokenizer object
 ours, masks named by content signature, shared by every grammar in the process — a schema's
 string bodies reuse walks made for earlier schemas, as in a server process. Ratios compare the
 tokens of the schemas that every engine compiled ("common"); each engine's own totals are
-reported as well.
+reported as well. Like ``gramwright generate``, the replay opts in to pausing the garbage collector
+during cold masks and freezing what survives (``engine/collector.py``); ``--no-gc-freeze`` measures
+a library's default instead.
 
     python bench/masks.py --json [--per-split 8] [--splits Github_easy,Kubernetes]
 """

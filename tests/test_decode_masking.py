@@ -104,3 +104,22 @@ def test_sampling_helpers_take_the_blocked_tensor() -> None:
     assert clipped_mass(logits, blocked) == pytest.approx(float(1 - probs[~blocked].sum()), abs=1e-6)
     masked = apply_mask(logits, blocked)
     assert torch.equal(masked[~blocked], logits[~blocked]) and (masked[blocked] == MASK_VALUE).all()
+
+
+def test_the_engine_imports_neither_torch_nor_the_model_loader() -> None:
+    """Masks are bitsets: computing them loads no torch (the decode layer makes tensors)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import gramwright.engine.cache, gramwright.engine.matcher, gramwright.engine.walks\n"
+        "from gramwright.engine.matcher import GrammarEngine\n"
+        "from gramwright.engine.vocab import TokenVocabulary\n"
+        "from gramwright.grammar.ir import Grammar, literal\n"
+        "engine = GrammarEngine(Grammar({'root': literal('ab')}), TokenVocabulary([b'a', b'b']))\n"
+        "engine.matcher().bitmask()\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'gramwright.models') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
