@@ -134,6 +134,7 @@ def main() -> None:
     )
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--rows", type=Path, help="also append every row to this JSONL file as it is done")
     args = parser.parse_args()
     if args.threads:
         import torch
@@ -165,6 +166,14 @@ def main() -> None:
                 result = run(source, request["prompt"], policy=policy, backend=backend,
                              rules=rules if mode == "full" else None)  # fmt: skip
             rows.append(_row(mode, request, result, rules, source.schema))
+            if args.rows:
+                with open(args.rows, "a", encoding="utf-8") as fh:
+                    fh.write(
+                        json.dumps(
+                            {**rows[-1], "texts": [a.text for a in result.attempts]}, ensure_ascii=False
+                        )
+                        + "\n"
+                    )
             print(f"[{mode} {i + 1}/{len(requests)}] {result.status} attempts={len(result.attempts)} "
                   f"{[a.finish_reason for a in result.attempts]}", file=sys.stderr, flush=True)  # fmt: skip
     report = {

@@ -85,13 +85,11 @@ class _Loop:
         backend: Backend,
         sampling: SamplingOptions | None,
     ) -> None:
-        self.source, self.policy, self.rules, self.backend, self.sampling = (
-            source,
-            policy,
-            rules,
-            backend,
-            sampling,
-        )
+        self.source = source
+        self.policy = policy
+        self.rules = rules
+        self.backend = backend
+        self.sampling = sampling
         self.attempts: list[Attempt] = []
         self.tokens = 0
         self.seconds = 0.0
