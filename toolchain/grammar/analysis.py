@@ -125,10 +125,13 @@ def find_left_recursion(g: Grammar) -> list[str] | None:
     """A cycle of rules entered without consuming input (``a -> b -> a``), or None."""
     nullable = nullable_rules(g)
     edges: dict[str, list[str]] = {}
+    # successors in rule order (the cycle reported is then deterministic), sorted by index rather
+    # than by filtering every rule name: that was quadratic (1.1 s for an edit grammar of 6k rules)
+    order = {name: i for i, name in enumerate(g.rules)}
     for name, body in g.rules.items():
         firsts: set[str] = set()
         _first_refs(body, nullable, firsts)
-        edges[name] = [n for n in g.rules if n in firsts]
+        edges[name] = sorted((n for n in firsts if n in order), key=order.__getitem__)
     color: dict[str, int] = {}
     for start in g.rules:
         if color.get(start):
