@@ -108,7 +108,9 @@ class Generator:
             self._lm = lm
         return self._lm
 
-    def engine_for(self, source: CompiledSource, progress: Progress = _quiet) -> GrammarEngine:
+    def engine_for(
+        self, source: CompiledSource, progress: Progress = _quiet, *, use_cache: bool = True
+    ) -> GrammarEngine:
         from gramwright.engine.cache import load_engine
 
         self.load_model(progress)
@@ -116,7 +118,7 @@ class Generator:
         if key not in self._engines:
             progress("building the grammar engine")
             # only the latest grammar is kept: an edited schema makes the old engine useless
-            self._engines = {key: load_engine(source.grammar, self._vocab)}
+            self._engines = {key: load_engine(source.grammar, self._vocab, use_cache=use_cache)}
         return self._engines[key]
 
     def run(
@@ -128,9 +130,14 @@ class Generator:
         constrain: bool = True,
         on_token: Callable[[StepTrace], None] | None = None,
         progress: Progress = _quiet,
+        system: str | None = None,
+        cache_engine: bool = True,
     ) -> Generation:
         """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
-        the baseline). ``on_token`` sees every step and may raise to stop the run."""
+        the baseline). ``on_token`` sees every step and may raise to stop the run. ``system``
+        replaces the system prompt made from the schema or grammar (the edit generator writes its
+        own: the files and the format); ``cache_engine=False`` keeps the engine off the disk
+        cache (a grammar made for one file's current content is rarely met again)."""
         from gramwright.decode.generate import generate
         from gramwright.decode.prompt import system_prompt
         from gramwright.decode.sampling import SamplingParams
@@ -140,11 +147,12 @@ class Generator:
 
         sampling = sampling or SamplingOptions()
         lm = self.load_model(progress)
-        engine = self.engine_for(source, progress) if constrain else None
-        system = system_prompt(
-            schema=source.schema if source.is_schema else None,
-            grammar_text=None if source.is_schema else emit_gbnf(source.grammar),
-        )
+        engine = self.engine_for(source, progress, use_cache=cache_engine) if constrain else None
+        if system is None:
+            system = system_prompt(
+                schema=source.schema if source.is_schema else None,
+                grammar_text=None if source.is_schema else emit_gbnf(source.grammar),
+            )
         text_prompt = apply_chat_template(lm.tokenizer, system, prompt)
         progress(f"generating on {lm.name} ({lm.device})")
         result = generate(
@@ -160,7 +168,8 @@ class Generator:
         )
         if engine is not None:
             result.metrics["grammar_cache_hit"] = engine.from_cache
-            save_engine(engine)  # the next process starts with warm masks
+            if cache_engine:
+                save_engine(engine)  # the next process starts with warm masks
         validation = None
         if source.is_schema:
             validation = validate_output(
