@@ -1,0 +1,210 @@
+"""The edit benchmark: does the model's patch apply, and do the case's tests pass after it?
+
+For each case of ../shared/data/edits/cases.jsonl (or ``--cases FILE`` in that format) and each
+format, the same model, prompt and greedy decoding twice: constrained by the file-aware grammar
+and unconstrained. Each output goes through the same path — parse, ``check_patch``, apply in a
+temporary directory holding the case's file, tests and support files — and then the case's
+``test_command`` runs there with a timeout. The gold patches go through the same path as the
+control (they must all apply and pass).
+
+Truncated outputs (``finish_reason`` ``length``) are counted apart: the apply rate of the
+constrained mode is over the outputs that finished (``stop``), where it must be 100%.
+
+    python bench/edits.py --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
+                          [--max-tokens 256] [--timeout 60] [--model M]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT.parent / "shared" / "data" / "edits" / "cases.jsonl"
+
+
+def case_dir(row: dict[str, Any], base: Path) -> Path:
+    """A fresh directory with the case's file (original), tests and support files."""
+    d = Path(tempfile.mkdtemp(prefix="case-", dir=base))
+    files = {row["file_path"]: row["original"], **row.get("test_files", {}), **row.get("support_files", {})}
+    for rel, text in files.items():
+        (d / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / rel).write_text(text)
+    return d
+
+
+def run_tests(row: dict[str, Any], d: Path, timeout: float) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(
+            shlex.split(row["test_command"]),
+            cwd=d,
+            capture_output=True,
+            timeout=timeout,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            check=False,
+        )
+        passed, why = done.returncode == 0, done.returncode
+    except subprocess.TimeoutExpired:
+        passed, why = False, "timeout"
+    return {"tests_passed": passed, "tests_exit": why, "tests_s": round(time.perf_counter() - t0, 2)}
+
+
+def gold_text(row: dict[str, Any], fmt: str) -> str:
+    if fmt == "udiff":
+        return str(row["gold_unified_diff"])
+    return "".join(
+        f"{row['file_path']}\n<<<<<<< SEARCH\n{b['search']}=======\n{b['replace']}>>>>>>> REPLACE\n"
+        for b in row["gold_search_replace"]
+    )
+
+
+def gold_control(row: dict[str, Any], fmt: str, base: Path, timeout: float) -> dict[str, Any]:
+    from gramwright.editors import apply_patch, parse_patch
+
+    d = case_dir(row, base)
+    result = apply_patch(parse_patch(gold_text(row, fmt), fmt), d)
+    out: dict[str, Any] = {"applied": result.applied}
+    if result.applied:
+        out.update(run_tests(row, d, timeout))
+    return out
+
+
+def one(
+    row: dict[str, Any], fmt: str, constrain: bool, gen: Any, sampling: Any, base: Path, timeout: float
+) -> dict[str, Any]:
+    from gramwright.editors import apply_patch
+    from gramwright.editors.edit_generate import generate_edit
+
+    d = case_dir(row, base)
+    t0 = time.perf_counter()
+    result = generate_edit(
+        [d / row["file_path"]],
+        row["prompt"],
+        fmt=fmt,
+        root=d,
+        constrain=constrain,
+        mode="check",
+        sampling=sampling,
+        generator=gen,
+    )
+    m = result.generation.metrics
+    out: dict[str, Any] = {
+        "finish_reason": result.finish_reason,
+        "tokens": result.generation.tokens,
+        "seconds": round(time.perf_counter() - t0, 2),
+        "parsed": result.patch is not None,
+        "parse_error": result.parse_error,
+        "applies": result.applicable,
+        "grammar_ms": round(result.grammar_ms, 1),
+        "engine_ms": round(result.engine_ms, 1),
+        "forward_ms_median": m.get("forward_ms_median"),
+        "mask_ms_mean": result.metrics.get("mask_ms_mean"),
+        "mask_share_of_forward": result.metrics.get("mask_share_of_forward"),
+        "failures": None if result.report is None or result.applicable else result.report.feedback()[:400],
+    }
+    if result.applicable and result.patch is not None:
+        applied = apply_patch(result.patch, d)
+        out["applied"] = applied.applied
+        if applied.applied:
+            out.update(run_tests(row, d, timeout))
+    return out
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    def rate(num: int, den: int) -> float | None:
+        return round(num / den, 3) if den else None
+
+    stop = [r for r in runs if r["finish_reason"] == "stop"]
+    shares = [r["mask_share_of_forward"] for r in runs if r.get("mask_share_of_forward") is not None]
+    masks = [r["mask_ms_mean"] for r in runs if r.get("mask_ms_mean") is not None]
+    return {
+        "runs": len(runs),
+        "finished_stop": len(stop),
+        "truncated_length": len(runs) - len(stop),
+        "parsed_of_stop": rate(sum(r["parsed"] for r in stop), len(stop)),
+        "apply_rate_of_stop": rate(sum(r["applies"] for r in stop), len(stop)),
+        "apply_rate_of_all": rate(sum(r["applies"] for r in runs), len(runs)),
+        "tests_pass_rate_of_all": rate(sum(bool(r.get("tests_passed")) for r in runs), len(runs)),
+        "tests_pass_rate_of_stop": rate(sum(bool(r.get("tests_passed")) for r in stop), len(stop)),
+        "tokens_mean": round(sum(r["tokens"] for r in runs) / len(runs), 1) if runs else None,
+        "seconds_mean": round(sum(r["seconds"] for r in runs) / len(runs), 1) if runs else None,
+        "mask_ms_mean": round(sum(masks) / len(masks), 3) if masks else None,
+        "mask_share_of_forward_mean": round(sum(shares) / len(shares), 4) if shares else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cases", default=str(CASES))
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--formats", default="search-replace,udiff")
+    ap.add_argument("--max-tokens", type=int, default=256)
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--no-gold", action="store_true")
+    args = ap.parse_args(argv)
+    path = Path(args.cases)
+    if not path.exists():
+        print(f"error: {path}: no such file", file=sys.stderr)
+        return 2
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if args.limit:
+        rows = rows[: args.limit]
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    from gramwright.engine.collector import freeze_after_cold_masks
+    from gramwright.generation import Generator, SamplingOptions
+
+    freeze_after_cold_masks()  # as the CLI's generation path does (a process that owns its heap)
+    gen = Generator(args.model)
+    sampling = SamplingOptions(max_tokens=args.max_tokens, temperature=0.0)
+    per: dict[str, list[dict[str, Any]]] = {}
+    gold: dict[str, list[dict[str, Any]]] = {f: [] for f in formats}
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        for i, row in enumerate(rows):
+            for fmt in formats:
+                if not args.no_gold:
+                    gold[fmt].append({"id": row["id"], **gold_control(row, fmt, base, args.timeout)})
+                for constrain in (True, False):
+                    key = f"{fmt}/{'constrained' if constrain else 'unconstrained'}"
+                    got = {"id": row["id"], **one(row, fmt, constrain, gen, sampling, base, args.timeout)}
+                    per.setdefault(key, []).append(got)
+                    print(
+                        f"[{i + 1}/{len(rows)}] {key} {row['exercise']}: {got['finish_reason']}"
+                        f" applies={got['applies']} tests={got.get('tests_passed')}",
+                        file=sys.stderr,
+                    )
+    out = {
+        "cases": len(rows),
+        "formats": formats,
+        "max_tokens": args.max_tokens,
+        "model": args.model or "embedded SmolLM2-135M-Instruct",
+        "seconds": round(time.perf_counter() - t0, 1),
+        "summary": {key: summarise(runs) for key, runs in per.items()},
+        "gold": {
+            fmt: {
+                "applied": sum(g["applied"] for g in runs),
+                "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
+                "cases": len(runs),
+            }
+            for fmt, runs in gold.items()
+        },
+        "runs": per,
+    }
+    print(json.dumps(out, indent=2) if args.json else json.dumps(out["summary"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""The file-aware unified-diff grammar: every hunk it allows applies to the files as they are.
+
+The patch it writes::
+
+    --- a/path/to/file.py
+    +++ b/path/to/file.py
+    @@ ... @@
+     context line      ← ' ' and '-' lines: consecutive lines of the file, a unique run
+    -removed line
+    +added line        ← free
+    @@ ... @@
+    …
+
+**Headers are written as ``@@ ... @@`` and numbered after generation** (:func:`number_hunks`)
+from where the hunk's old lines are, which the grammar made unique. A grammar that generated the
+numbers would have to know a hunk's length before its body (``-12,5``): one rule per (start,
+length) pair, quadratic in the file. Numbered afterwards, the diff is a git diff: ``unidiff``
+reads it and ``git apply`` accepts it.
+
+What the grammar enforces beyond the lines themselves:
+
+* the old lines (``' '`` and ``'-'``) of a hunk are a run that occurs once in the file (its
+  shortest unique run from the start is forced, as in SEARCH/REPLACE), so the hunk has one place;
+* each hunk changes something, and one that does not end in a context line ends at the file's
+  end — git's rule for numbered hunks without trailing context;
+* hunks of a file come in file order without overlap, files in the given order, each once;
+* a last line without a terminator carries ``\\ No newline at end of file``, and after a context
+  line so marked nothing may be added (the new file would join them).
+
+Flags per position: ``a`` nothing changed yet, ``b`` changed and the last line was not context,
+``c`` changed and the last line was context, ``z`` after the marked last context line.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+from gramwright.editors.edit_grammar import Entry, Rules, file_chain, line_trie
+from gramwright.editors.edit_lines import FileLines
+from gramwright.editors.model import line_content, split_lines
+from gramwright.errors import PatchError
+from gramwright.grammar.ir import Expr, Grammar, Ref, char_class, literal, repeat, seq
+
+__all__ = ["HUNK", "number_hunks", "udiff_grammar", "udiff_head"]
+
+HUNK = "@@ ... @@\n"
+
+
+def udiff_head(path: str, new: bool = False) -> str:
+    source = "/dev/null" if new else f"a/{path}"
+    return f"--- {source}\n+++ b/{path}\n{HUNK}"
+
+
+class _File:
+    def __init__(self, rules: Rules, k: int, lines: FileLines, after: str) -> None:
+        self.rules = rules
+        self.p = f"u{k}"
+        self.lines = lines
+        self.after = after
+        self.n = lines.count
+        # one rule per distinct line text and prefix (blank lines, "    }" … are shared)
+        self.ids: dict[str, int] = {}
+
+    def line_rule(self, j: int, mark: str) -> str:
+        text = self.lines.written[j]
+        ident = self.ids.setdefault(text, len(self.ids))
+        name = f"{self.p}-{'x' if mark == ' ' else 'd'}{ident}"
+        if not self.rules.has(name):
+            self.rules.add(name, literal(mark + text))
+        return name
+
+    def u(self, j: int, flag: str) -> str | None:
+        name = f"{self.p}-{flag}{j}"
+        return name if self.rules.has(name) else None
+
+    def after_context(self, j: int, flag: str) -> str:
+        """The flag after line ``j`` was written as context."""
+        if j == self.n - 1 and not self.lines.final_newline:
+            return "z" if flag != "a" else ""  # unchanged up to a marked last line: dead
+        return "a" if flag == "a" else "c"
+
+    def steps(self, j: int, ctx: str | None, dele: str | None, inline: bool) -> list[Expr]:
+        """Line ``j`` as context (to rule ``ctx``) or removed (to ``dele``)."""
+        out: list[Expr] = []
+        text = self.lines.written[j]
+        for mark, target in ((" ", ctx), ("-", dele)):
+            if target is None:
+                continue
+            head: Expr = literal(mark + text) if inline else Ref(self.line_rule(j, mark))
+            out.append(seq(head, Ref(target)))
+        return out
+
+    def continuation(self, j: int) -> None:
+        """``{a,b,c,z}{j}``: the hunk's old lines have reached line ``j`` (already unique)."""
+        p, n, rules = self.p, self.n, self.rules
+        nexts: list[Expr] = [Ref(self.after)]
+        if rules.has(f"{p}-p{j}"):
+            nexts.insert(0, seq(Ref("u-hunk"), Ref(f"{p}-p{j}")))
+        end = rules.add(f"{p}-e{j}", *nexts)
+        for flag in ("z", "b", "c", "a"):
+            if flag == "z" and not (j == n and n and not self.lines.final_newline):
+                continue
+            branches: list[Expr] = []
+            if j < n and flag != "z":
+                ctx_flag = self.after_context(j, flag)
+                ctx = self.u(j + 1, ctx_flag) if ctx_flag else None
+                branches += self.steps(j, ctx, self.u(j + 1, "b"), False)
+            if flag != "z":
+                branches.append(seq(Ref("u-plus"), Ref(f"{p}-b{j}")))
+            if flag in ("c", "z") or (flag == "b" and j == n):
+                branches.append(Ref(end))
+            if branches:
+                rules.add(f"{p}-{flag}{j}", *branches)
+
+    def forced(self, i: int, depth: int) -> dict[str, str | None]:
+        """Rules for the forced lines of the run from ``i`` after ``depth`` of them, by flag."""
+        k = self.lines.unique[i]
+        out: dict[str, str | None] = {}
+        for m in range(k - 1, depth - 1, -1):
+            j = i + m
+            for flag in ("b", "a"):
+                if m + 1 < k:
+                    ctx, dele = out.get(f"{m + 1}{flag}"), out.get(f"{m + 1}b")
+                else:
+                    ctx_flag = self.after_context(j, flag)
+                    ctx, dele = (self.u(j + 1, ctx_flag) if ctx_flag else None), self.u(j + 1, "b")
+                name = f"{self.p}-f{i}-{m}{flag}"
+                if self.rules.has(name):
+                    out[f"{m}{flag}"] = name
+                    continue
+                branches = self.steps(j, ctx, dele, False)
+                branches.append(seq(Ref("u-plus"), Ref(f"{self.p}-f{i}-{m}b")))
+                out[f"{m}{flag}"] = self.rules.add(name, *branches)
+        return {flag: out.get(f"{depth}{flag}") for flag in ("a", "b")}
+
+    def build(self) -> Entry:
+        p, n, rules, lines = self.p, self.n, self.rules, self.lines
+        starts = [i for i in range(n) if lines.run_ok(i)]
+        valid = set(starts)
+        for j in range(n, -1, -1):
+            branches: list[Expr] = []
+            if j in valid:
+                first = self.forced(j, 0)["a"]
+                if first:
+                    branches.append(Ref(first))
+            if rules.has(f"{p}-p{j + 1}"):
+                branches.append(Ref(f"{p}-p{j + 1}"))
+            if branches:
+                rules.add(f"{p}-p{j}", *branches)
+            self.continuation(j)
+        for node in line_trie(lines, starts):
+            for flag in ("b", "a"):
+                alts: list[Expr] = []
+                for _text, child, start in node.children:
+                    ctx: str | None
+                    dele: str | None
+                    if child is not None:
+                        ctx, dele = f"{p}-t{child}{flag}", f"{p}-t{child}b"
+                    else:
+                        ctx, dele = self._leaf_targets(start, node.depth + 1, flag)
+                    alts += self.steps(start + node.depth, ctx, dele, True)
+                alts.append(seq(Ref("u-plus"), Ref(f"{p}-t{node.ident}b")))
+                rules.add(f"{p}-t{node.ident}{flag}", *alts)
+        return Entry(udiff_head(lines.path), f"{p}-t0a")
+
+    def _leaf_targets(self, start: int, consumed: int, flag: str) -> tuple[str | None, str | None]:
+        k = self.lines.unique[start]
+        if consumed < k:
+            after = self.forced(start, consumed)
+            return after[flag], after["b"]
+        last = start + k - 1
+        ctx_flag = self.after_context(last, flag)
+        return (self.u(last + 1, ctx_flag) if ctx_flag else None), self.u(last + 1, "b")
+
+
+def _plus_rule(rules: Rules) -> None:
+    not_nl = char_class([(10, 10)], negated=True)
+    rules.add("u-plus", seq(literal("+"), repeat(not_nl, 0, None), literal("\n")))
+    rules.add("u-hunk", literal(HUNK))
+
+
+def udiff_grammar(files: Sequence[FileLines], new_files: Sequence[str] = ()) -> Grammar:
+    """The grammar of unified diffs that apply to ``files`` (and create ``new_files``); every
+    file must have a unique run (see ``search_replace_grammar``)."""
+    rules = Rules()
+    _plus_rule(rules)
+
+    def build(k: int, after: str) -> Entry:
+        if k < len(files):
+            return _File(rules, k, files[k], after).build()
+        path = new_files[k - len(files)]
+        body = seq(Ref("u-plus"), repeat(Ref("u-plus"), 0, None), Ref(after))
+        return Entry(udiff_head(path, new=True), rules.add(f"new{k}", body))
+
+    return rules.finish(file_chain(rules, len(files) + len(new_files), build))
+
+
+def _header(old_start: int, old_count: int, new_start: int, new_count: int) -> str:
+    return f"@@ -{old_start},{old_count} +{new_start},{new_count} @@\n"
+
+
+def number_hunks(text: str, files: Mapping[str, FileLines]) -> str:
+    """Replace each ``@@ ... @@`` of a diff this grammar wrote by its real numbers: the old lines
+    are found where they are in the file (exactly, once: the grammar made them unique); the new
+    start follows from the hunks before it. Other text is returned as it is."""
+    lines = list(split_lines(text))
+    heads = {udiff_head(p)[: -len(HUNK)] for p in files}
+    heads |= {line + nxt for line, nxt in itertools.pairwise(lines) if line == "--- /dev/null\n"}
+    out: list[str] = []
+    index = 0
+    path: str | None = None
+    delta = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith("+++ "):
+            target = line_content(line)[4:]
+            path = target[2:] if target.startswith("b/") else target
+            new_file = bool(out) and out[-1].startswith("--- /dev/null")
+            if new_file:
+                path = None
+            delta = 0
+            out.append(line)
+            index += 1
+            continue
+        if line != HUNK:
+            out.append(line)
+            index += 1
+            continue
+        body_end = index + 1
+        while body_end < len(lines) and lines[body_end][:1] in (" ", "-", "+", "\\"):
+            if "".join(lines[body_end : body_end + 2]) in heads:
+                break  # the next file's header (a removed "-- a/x" line would read alike)
+            body_end += 1
+        body = lines[index + 1 : body_end]
+        new_count = sum(1 for b in body if b[:1] in (" ", "+"))
+        old = _old_lines(body)
+        if path is None:  # a new file
+            out.append(_header(0, 0, 1, new_count))
+        else:
+            fl = files.get(path)
+            if fl is None:
+                raise PatchError(
+                    f"hunk for a file the grammar does not know: {path}", where=f"patch line {index + 1}"
+                )
+            start = _find(fl.raw, old)
+            new_start = start + 1 + delta if new_count else start + delta
+            out.append(_header(start + 1, len(old), new_start, new_count))
+            delta += new_count - len(old)
+        out.extend(body)
+        index = body_end
+    return "".join(out)
+
+
+def _old_lines(body: Sequence[str]) -> list[str]:
+    old: list[str] = []
+    last_kind = ""
+    for line in body:
+        kind = line[:1]
+        if kind == "\\":
+            if last_kind in (" ", "-") and old:
+                old[-1] = line_content(old[-1])
+            continue
+        if kind in (" ", "-"):
+            old.append(line[1:])
+        last_kind = kind
+    return old
+
+
+def _find(raw: Sequence[str], old: Sequence[str]) -> int:
+    """The one place where ``old`` is in ``raw`` (0-based); a PatchError if it is not once."""
+    width = len(old)
+    found = [s for s in range(len(raw) - width + 1) if list(raw[s : s + width]) == list(old)]
+    if len(found) != 1:
+        raise PatchError(
+            f"a hunk's old lines occur {len(found)} times in the file, not once",
+            hint="this is a bug in the udiff grammar: please report the files and the output",
+        )
+    return found[0]

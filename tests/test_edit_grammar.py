@@ -1,0 +1,191 @@
+"""The file-aware edit grammars: unique runs, what each format allows and refuses, header numbers.
+
+Every grammar here is run by the one recognizer; patches it accepts go through the real parser,
+``check_patch`` and (for diffs) the real ``git apply --check``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gramwright.editors import apply_patch, check_patch, parse_patch
+from gramwright.editors.edit_generate import build_edit_grammar
+from gramwright.editors.edit_grammar_udiff import number_hunks
+from gramwright.editors.edit_lines import shortest_unique_runs
+from gramwright.editors.model import EditFormat
+from gramwright.editors.snapshot import FileSnapshot, decode_file
+from gramwright.errors import PatchError
+from gramwright.recognizer import Recognizer, compile_grammar
+
+SR, UD = EditFormat.SEARCH_REPLACE, EditFormat.UDIFF
+APP = b"def f():\n    pass\n\n\ndef g():\n    pass\n"
+
+
+def accepts(snaps: list[FileSnapshot], fmt: EditFormat, text: str) -> bool:
+    rec = Recognizer(compile_grammar(build_edit_grammar(snaps, fmt).grammar))
+    return rec.try_feed(text.encode()) and rec.is_accepting()
+
+
+def block(path: str, search: str, replace: str) -> str:
+    return f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+
+
+def brute_unique(keys: list[int]) -> list[int]:
+    n = len(keys)
+    out = []
+    for i in range(n):
+        k = next(
+            (
+                k
+                for k in range(1, n - i + 1)
+                if sum(keys[s : s + k] == keys[i : i + k] for s in range(n - k + 1)) == 1
+            ),
+            0,
+        )
+        out.append(k)
+    return out
+
+
+def test_shortest_unique_runs_match_brute_force() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        keys = [rng.randrange(rng.choice([1, 2, 3, 8])) for _ in range(rng.randrange(1, 30))]
+        assert shortest_unique_runs(keys) == brute_unique(keys), keys
+
+
+def test_search_must_be_a_unique_run_of_the_file() -> None:
+    snap = decode_file("app.py", APP)
+    assert accepts([snap], SR, block("app.py", "def f():\n", "def f(x):\n"))
+    assert accepts([snap], SR, block("app.py", "    pass\n\n", "    return 1\n\n"))
+    assert not accepts([snap], SR, block("app.py", "    pass\n", "x\n"))  # twice in the file
+    assert not accepts([snap], SR, block("app.py", "def h():\n", "x\n"))  # not in the file
+    assert not accepts([snap], SR, block("other.py", "def f():\n", "x\n"))  # not a given path
+    assert not accepts([snap], SR, "")  # no block: no end
+
+
+def test_blocks_of_a_file_are_in_file_order_without_overlap() -> None:
+    snap = decode_file("app.py", APP)
+    first, second = block("app.py", "def f():\n", ""), block("app.py", "def g():\n", "")
+    assert accepts([snap], SR, first + second)
+    assert not accepts([snap], SR, second + first)
+    overlap = block("app.py", "def f():\n    pass\n", "") + block("app.py", "    pass\n\n", "")
+    assert not accepts([snap], SR, overlap)
+
+
+def test_replace_lines_cannot_be_markers_and_search_stops_at_marker_lines() -> None:
+    snap = decode_file("notes.txt", b"title\n=======\nbody\n")
+    assert not accepts([snap], SR, block("notes.txt", "title\n=======\n", "x\n"))
+    assert accepts([snap], SR, block("notes.txt", "body\n", "more\n====\n"))
+    assert not accepts([snap], SR, block("notes.txt", "body\n", ">>>>>>> REPLACE\n"))
+
+
+def test_new_files_and_several_files_in_the_given_order(tmp_path: Path) -> None:
+    a, b = decode_file("a.py", b"x = 1\n"), decode_file("b.py", b"y = 2\n")
+    grammar = build_edit_grammar([a, b], SR, new_files=["c.py"]).grammar
+    rec = Recognizer(compile_grammar(grammar))
+    text = block("a.py", "x = 1\n", "x = 3\n") + block("b.py", "y = 2\n", "") + block("c.py", "", "z\n")
+    assert rec.try_feed(text.encode()) and rec.is_accepting()
+    rec.reset()
+    assert not (rec.try_feed((block("b.py", "y = 2\n", "") + block("a.py", "x = 1\n", "")).encode()))
+    (tmp_path / "a.py").write_bytes(a.data)
+    (tmp_path / "b.py").write_bytes(b.data)
+    result = apply_patch(parse_patch(text, "search-replace"), tmp_path)
+    assert result.applied and (tmp_path / "c.py").read_text() == "z\n"
+    assert (tmp_path / "a.py").read_text() == "x = 3\n" and not (tmp_path / "b.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"a\r\nb\r\na\r\nc\r\n",  # CRLF kept in the SEARCH lines
+        "tab\there \n  trailing  \ncafé ☕\n".encode(),
+        b"one\ntwo\nlast without newline",
+    ],
+)
+def test_search_lines_are_the_file_bytes_and_check_exactly(tmp_path: Path, data: bytes) -> None:
+    snap = decode_file("f.txt", data)
+    lines = snap.lines
+    search = lines[-1] if lines[-1].endswith("\n") else lines[-1] + "\n"
+    text = block("f.txt", search, "new\n")
+    assert accepts([snap], SR, text)
+    (tmp_path / "f.txt").write_bytes(data)
+    report = check_patch(parse_patch(text, "search-replace"), tmp_path)
+    assert report.ok and [e.status for e in report.edits] == ["exact"]
+
+
+def test_binary_and_undecodable_files_are_refused_in_one_line() -> None:
+    with pytest.raises(PatchError, match="binary"):
+        decode_file("x.bin", b"\x00\x01")
+    with pytest.raises(PatchError, match="not valid utf-8"):
+        decode_file("x.txt", b"caf\xe9\n")
+    with pytest.raises(PatchError, match="no run of its lines"):
+        build_edit_grammar([decode_file("empty.txt", b"")], SR)
+
+
+UD_HEAD = "--- a/app.py\n+++ b/app.py\n@@ ... @@\n"
+
+
+def test_udiff_hunks_change_something_and_end_in_context_or_at_the_end() -> None:
+    snap = decode_file("app.py", APP)
+    assert accepts([snap], UD, UD_HEAD + " def f():\n-    pass\n+    return 1\n \n")
+    assert not accepts([snap], UD, UD_HEAD + " def f():\n     pass\n \n")  # no change
+    assert not accepts([snap], UD, UD_HEAD + "-def f():\n+def h():\n")  # no trailing context mid-file
+    assert accepts([snap], UD, UD_HEAD + " def g():\n-    pass\n+    return 2\n")  # at the end
+    twice = decode_file("app.py", b"a\nb\na\nb\nc\n")
+    assert not accepts([twice], UD, UD_HEAD + "-a\n b\n")  # 'a b' is there twice
+    assert accepts([twice], UD, UD_HEAD + "-a\n b\n c\n")
+
+
+def test_udiff_no_newline_marker_and_nothing_added_after_a_marked_context_line() -> None:
+    snap = decode_file("app.py", APP.rstrip(b"\n"))
+    marker = "\\ No newline at end of file\n"
+    assert accepts([snap], UD, UD_HEAD + " def g():\n-    pass\n" + marker + "+    return 2\n")
+    assert not accepts([snap], UD, UD_HEAD + " def g():\n-    pass\n+    return 2\n")  # marker missing
+    assert not accepts([snap], UD, UD_HEAD + "-def g():\n     pass\n" + marker + "+x\n")
+
+
+def test_numbered_hunks_parse_check_and_pass_git_apply(tmp_path: Path) -> None:
+    data = b"".join(f"line {i}\n".encode() for i in range(1, 30)) + b"end"
+    snap = decode_file("app.py", data)
+    marker = "\\ No newline at end of file\n"
+    text = (
+        UD_HEAD
+        + " line 2\n-line 3\n+three\n+3b\n line 4\n"
+        + "@@ ... @@\n line 10\n-line 11\n line 12\n"
+        + "@@ ... @@\n line 29\n-end\n"
+        + marker
+        + "+END\n"
+    )
+    assert accepts([snap], UD, text)
+    numbered = number_hunks(text, build_edit_grammar([snap], UD).lines)
+    assert "@@ -2,3 +2,4 @@" in numbered and "@@ -10,3 +11,2 @@" in numbered
+    assert "@@ -29,2 +29,2 @@" in numbered
+    (tmp_path / "app.py").write_bytes(data)
+    report = check_patch(parse_patch(numbered, "udiff"), tmp_path)
+    assert report.ok and all(e.status == "exact" and e.location.offset in (0, None) for e in report.edits)
+    if shutil.which("git"):
+        (tmp_path / "fix.diff").write_text(numbered)
+        done = subprocess.run(["git", "apply", "--check", "fix.diff"], cwd=tmp_path, capture_output=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_random_walks_on_real_files_are_sound() -> None:
+    """A few hundred walks (``python bench/edit_soundness.py`` runs 2,000)."""
+    spec = importlib.util.spec_from_file_location(
+        "edit_soundness", Path(__file__).resolve().parents[1] / "bench" / "edit_soundness.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = module.run(walks=240, budget=160, seed=5, case_limit=6)
+    assert result["files"] >= 20
+    assert result["empty_masks"] == 0, result["failures"]
+    assert result["parse_failed"] == result["check_failed"] == result["apply_failed"] == 0, result["failures"]
+    assert result["applied"] == result["ended"] >= 150
+    assert max(result["edits_per_patch"]) >= 2  # several blocks/hunks per patch, not only one

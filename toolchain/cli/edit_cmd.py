@@ -1,0 +1,130 @@
+"""`gramwright edit`: a local model writes a patch for real files under a grammar built from them.
+
+A thin adapter over :func:`gramwright.editors.edit_generate.generate_edit`: options in, the
+result rendered (the patch, the check as ``gramwright apply --check`` reports it, the diff or
+the backup id).
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from gramwright.cli import common
+
+if TYPE_CHECKING:
+    from gramwright.editors.edit_generate import Mode
+
+HELP = """Generate an edit with a local model: the patch applies by construction.
+
+The grammar knows the files: every SEARCH text (every hunk's context and removed lines) is a
+run of the file's own lines that occurs exactly once, so the patch locates and applies. It is
+still checked before anything is written.
+
+Examples:
+
+  gramwright edit app.py --instruction "rename total to grand_total"          # the diff (dry run)
+
+  gramwright edit app.py -i "..." --edit-format udiff --apply                  # write, with backup
+
+  gramwright undo                                                              # put it back
+
+  gramwright edit app.py -i "..." --no-constrain --check                       # the unmasked baseline
+
+Exit codes: 0 the patch applies (or was applied), 1 it does not (nothing written), 2 usage error
+or an unreadable file.
+"""
+
+
+class EditFormatChoice(StrEnum):
+    search_replace = "search-replace"
+    udiff = "udiff"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("edit", help=HELP)(edit)
+
+
+def edit(
+    files: list[Path] = typer.Argument(..., metavar="FILE...", help="The files the model may change."),
+    instruction: str = typer.Option(..., "--instruction", "-i", help="What to change."),
+    edit_format: EditFormatChoice = typer.Option(
+        EditFormatChoice.search_replace, "--edit-format", help="Patch format the model writes."
+    ),
+    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    max_tokens: int = typer.Option(512, "--max-tokens", min=1),
+    no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (the baseline)."),
+    check: bool = typer.Option(False, "--check", help="Only report whether the patch applies."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff it would write (default)."),
+    apply: bool = typer.Option(False, "--apply", help="Write the files (all-or-nothing, with backup)."),
+    root: Path | None = typer.Option(
+        None, "--root", help="Project root (default: git top level, else cwd); undo uses the same."
+    ),
+    fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+) -> None:
+    fmt = common.output_format(fmt, False)
+    if sum((check, dry_run, apply)) > 1:
+        common.fail("give at most one of --check, --dry-run, --apply")
+    mode: Mode = "apply" if apply else "check" if check else "dry-run"
+    from rich.console import Console
+
+    from gramwright.engine.collector import frozen_after_cold_masks
+    from gramwright.generation import SamplingOptions
+
+    console = Console(stderr=True)
+    with common.user_errors(), frozen_after_cold_masks():
+        from gramwright.editors.edit_generate import generate_edit
+
+        if root is not None and not root.is_dir():
+            common.fail(f"--root {root}: not a directory")
+        with console.status("building the grammar…") as status:
+            result = generate_edit(
+                [str(f) for f in files],
+                instruction,
+                model=model,
+                fmt=edit_format.value,
+                root=root,
+                constrain=not no_constrain,
+                mode=mode,
+                sampling=SamplingOptions(max_tokens=max_tokens),
+                progress=lambda msg: status.update(msg),
+            )
+    if fmt == "json":
+        typer.echo(common.dump_json(result.as_dict()), nl=False)
+    else:
+        sys.stdout.write(_human(result))
+    if not result.applicable:
+        raise typer.Exit(common.EXIT_FINDINGS)
+
+
+def _human(result: object) -> str:
+    from gramwright.cli.apply_render import render_report
+    from gramwright.editors.edit_generate import EditResult
+
+    assert isinstance(result, EditResult)
+    g = result.generation
+    m = g.metrics
+    lines = [
+        f"{result.format.value}, {'constrained' if result.constrained else 'unconstrained'}:"
+        f" {g.tokens} tokens, finish_reason {g.finish_reason}, grammar {result.grammar_ms:.0f} ms,"
+        f" engine {result.engine_ms:.0f} ms, {m.get('ms_per_token', 0)} ms/token",
+        "--- patch ---",
+        result.patch_text.rstrip("\n"),
+        "--- check ---",
+    ]
+    if result.parse_error:
+        lines.append(f"not parsed: {result.parse_error}")
+    elif result.report is not None:
+        lines.append(render_report(result.report).rstrip("\n"))
+    if result.diff:
+        lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
+    if result.applied is not None and result.applied.applied:
+        entry = result.applied.entry_id
+        lines.append(
+            f"applied: {len(result.applied.written)} file(s); backup {entry} (undo: gramwright undo {entry})"
+        )
+    return "\n".join(lines) + "\n"
