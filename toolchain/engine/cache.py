@@ -1,32 +1,33 @@
-"""On-disk cache of compiled engine artefacts, keyed by (grammar hash, tokenizer fingerprint,
-engine version) — a cache that ignored the tokenizer would serve wrong masks.
+"""The engine's disk cache: the per-tokenizer mask store (``mask_store.py``) behind an engine.
 
-What is stored is the memoised state that is expensive to rebuild: the recognizer's configuration
-tables, the local automaton and its per-key vocabulary masks. Loading it makes the first request of
-a new process as fast as a warm one. Written atomically (temp file + rename); a corrupt or
-incompatible file is ignored and rebuilt, never trusted.
+What persists is what does not depend on one grammar: the local masks keyed by content signature
+(string bodies, numbers, literals, key starts, the bundled grammars' lexical states), kept per
+(tokenizer fingerprint, engine version) in files that are data, not code. A grammar's own tables
+(its configurations, its local automaton) are rebuilt per process: they are cheap beside the
+vocabulary walks the store saves, and keeping them would mean serialising live objects (the
+pickle this module used to write, which could run code when loaded).
+
+``load_engine`` attaches the tokenizer's store to the vocabulary's tables (once per process);
+``save_engine`` writes what the process computed as a new segment, atomically.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.engine.matcher import ENGINE_VERSION, GrammarEngine
+from gramwright.engine.mask_store import CACHE_ENV, MaskStore, cache_root
+from gramwright.engine.matcher import GrammarEngine
 from gramwright.engine.vocab import TokenVocabulary
-from gramwright.fsutil import atomic_write_bytes
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import compile_grammar
 
-CACHE_ENV = "GRAMWRIGHT_CACHE"
+__all__ = ["CACHE_ENV", "STATS", "CacheStats", "cache_root", "load_engine", "save_engine", "store_of"]
 
 
 @dataclass
 class CacheStats:
-    hits: int = 0
+    hits: int = 0  # engines whose tokenizer had a store on disk
     misses: int = 0
     writes: int = 0
 
@@ -34,41 +35,39 @@ class CacheStats:
 STATS = CacheStats()
 
 
-def cache_dir() -> Path:
-    root = os.environ.get(CACHE_ENV)
-    base = Path(root) if root else Path.home() / ".cache" / "gramwright"
-    return base / "engine"
-
-
-def _path(key: tuple[str, str, str]) -> Path:
-    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:32]
-    return cache_dir() / f"{digest}.pkl"
+def store_of(vocab: TokenVocabulary) -> MaskStore:
+    """The mask store attached to ``vocab``'s tables, attaching one (for the current cache root)
+    on first use."""
+    tables = vocab.tables
+    store = tables.backing
+    root = cache_root()
+    if not isinstance(store, MaskStore) or store.root != root / "masks":
+        store = MaskStore(vocab.fingerprint, vocab.size, root)
+        tables.attach(store)
+    return store
 
 
 def load_engine(grammar: Grammar, vocab: TokenVocabulary, *, use_cache: bool = True) -> GrammarEngine:
-    """A GrammarEngine for ``grammar`` × ``vocab``, restored from disk when a matching entry exists."""
-    compiled = compile_grammar(grammar)
-    key = (compiled.hash, vocab.fingerprint, ENGINE_VERSION)
-    path = _path(key)
-    if use_cache and path.exists():
-        try:
-            with path.open("rb") as fh:
-                stored_key, state = pickle.load(fh)
-            if stored_key == key:
-                engine = GrammarEngine.restore(state, vocab)
-                STATS.hits += 1
-                engine.from_cache = True
-                return engine
-        except Exception:  # noqa: BLE001 - any unreadable entry is rebuilt, never trusted
-            pass
-    STATS.misses += 1
-    return GrammarEngine(compiled, vocab)
+    """A GrammarEngine for ``grammar`` × ``vocab`` whose grammar-independent masks come from the
+    tokenizer's store on disk (``use_cache=False``: no store; masks are computed in memory)."""
+    engine = GrammarEngine(compile_grammar(grammar), vocab)
+    if use_cache:
+        store = store_of(vocab)
+        engine.from_cache = bool(store.segments())
+    if engine.from_cache:
+        STATS.hits += 1
+    else:
+        STATS.misses += 1
+    return engine
 
 
-def save_engine(engine: GrammarEngine) -> Path:
-    """Persist the engine's memo tables (atomically) so the next process starts warm."""
-    path = _path(engine.cache_key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(path, pickle.dumps((engine.cache_key, engine.state()), protocol=5))
-    STATS.writes += 1
+def save_engine(engine: GrammarEngine) -> Path | None:
+    """Write the masks computed since the last save to the tokenizer's store (a new segment,
+    atomically); None when there was nothing new or no store is attached."""
+    store = engine.vocab.tables.backing
+    if not isinstance(store, MaskStore):
+        return None
+    path = store.flush()
+    if path is not None:
+        STATS.writes += 1
     return path

@@ -81,12 +81,17 @@ class StateKeys:
         memo = (rs, horizon)
         cid = self._rs_canon.get(memo)
         if cid is None:
-            rule = self.cg.state_rule(rs)
-            base = self.cg.nfa.rule_start[rule]
-            key = (self._rule_canon[rule], frozenset(s - base for s in self._members(rs, horizon)))
-            cid = self._canon_ids.setdefault(key, len(self._canon_ids))
+            cid = self._canon_ids.setdefault(self.canonical_name(rs, horizon), len(self._canon_ids))
             self._rs_canon[memo] = cid
         return cid
+
+    def canonical_name(self, rs: int, horizon: int | None = None) -> tuple[int, frozenset[int]]:
+        """What ``canonical_state`` numbers, as plain data: the same in every process that
+        compiles this grammar (ids depend on the order states are met; this does not), so the
+        on-disk store can name a grammar's own masks by it."""
+        rule = self.cg.state_rule(rs)
+        base = self.cg.nfa.rule_start[rule]
+        return (self._rule_canon[rule], frozenset(s - base for s in self._members(rs, horizon)))
 
     def state_signature(self, rs: int, horizon: int | None = None) -> Hashable | None:
         """A grammar-independent name for rule state ``rs`` up to ``horizon`` (as in

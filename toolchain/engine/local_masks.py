@@ -429,7 +429,7 @@ class LocalWalker:
         sig = self._local_signature(state)
         if sig is None:
             return None
-        got = self.suffix_masks.get(sig)
+        got = self.suffix_masks.lookup(sig)
         # only a state that loops (a string body) is worth a walk of every token: it recurs in
         # many grammars and contexts; a pattern's or a bounded string's states rarely do
         if got is None and make and self._loop_set(state):

@@ -56,6 +56,7 @@ DEFAULT_DEPTH = 1
 BAND_UPPERS = (2, 4, 6, 8, 11, 16)
 # A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
 BAND_TRIE_MAX = 1000
+GRAMMAR_NAMESPACE = "grammar"  # the on-disk store's name space for one grammar's own masks
 
 
 class MaskComputer:
@@ -82,6 +83,7 @@ class MaskComputer:
         self.shared_masks = vocab.tables.shared_masks
         self._chain_lids: dict[Chain, int] = {}
         self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
+        self._stable: dict[Hashable, Hashable] = {}  # a grammar-own key → its name on disk
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -214,7 +216,11 @@ class MaskComputer:
             sigs = [keys.state_signature(rs, horizon) for rs in chain]
             if all(sig is not None for sig in sigs):
                 return (band, tuple(sigs), bottom), True
-        return (band, tuple(keys.canonical_state(rs, horizon) for rs in chain), bottom), False
+        key = (band, tuple(keys.canonical_state(rs, horizon) for rs in chain), bottom)
+        # the same key as data that means the same in every process compiling this grammar
+        names = tuple(keys.canonical_name(rs, horizon) for rs in chain)
+        self._stable[key] = (self.cg.hash, band, names, bottom)
+        return key, False
 
     def _banded(self, chain: Chain) -> bool:
         """Whether ``chain`` sits within a token's reach of the end of an unrolled repetition
@@ -270,8 +276,17 @@ class MaskComputer:
         return got
 
     def _local_mask(self, key: Hashable, shared: bool, lid: int, band: int | None) -> LocalMask:
-        store = self.shared_masks if shared else self.local_masks
-        got = store.get(key)
+        # the on-disk store (``mask_store.py``), when one is attached, keeps this grammar's own
+        # masks too, under the grammar's hash
+        backing = self.shared_masks.backing
+        if shared:
+            got = self.shared_masks.lookup(key)
+        else:
+            got = self.local_masks.get(key)
+            if got is None and backing is not None:
+                got = backing.load(GRAMMAR_NAMESPACE, self._stable[key])
+                if got is not None:
+                    self.local_masks[key] = got
         if got is None:
             self.local_misses += 1
             walker = self.walker
@@ -291,7 +306,9 @@ class MaskComputer:
             if shared:
                 self.shared_masks.put(key, got)  # bounded: the oldest goes first
             else:
-                store[key] = got
+                self.local_masks[key] = got
+                if backing is not None:
+                    backing.added(GRAMMAR_NAMESPACE, self._stable[key], got)
         return got
 
 

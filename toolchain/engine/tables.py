@@ -22,7 +22,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+K_contra = TypeVar("K_contra", bound=Hashable, contravariant=True)
 
 SHARED_MAX = 4096  # suffix (and shared local) masks kept per vocabulary for sharing between grammars
 PURE_MAX = 64  # byte sets whose tokens are kept (every string's ordinary characters share one)
@@ -44,18 +45,43 @@ PURE_MAX = 64  # byte sets whose tokens are kept (every string's ordinary charac
 Bands = tuple[list[IntArray], dict[int, TokenTrie]]  # per length band: its tokens, tries of small ones
 
 
+class Backing(Protocol[K_contra, V]):
+    """A store behind a ``BoundedStore`` (the on-disk mask store, ``mask_store.py``): asked on a
+    miss, told of every new entry."""
+
+    def load(self, namespace: str, key: K_contra) -> V | None: ...
+
+    def added(self, namespace: str, key: K_contra, value: V) -> None: ...
+
+
 class BoundedStore(dict[K, V]):
     """A dict that keeps at most ``limit`` entries, dropping the oldest first (insertion order:
-    a content-signed mask that served once is as likely to serve again as a newer one)."""
+    a content-signed mask that served once is as likely to serve again as a newer one). With a
+    ``backing`` attached, ``lookup`` reads what is missing from it and ``put`` reports to it."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, namespace: str = "") -> None:
         super().__init__()
         self.limit = limit
+        self.namespace = namespace
+        self.backing: Backing[K, V] | None = None
 
-    def put(self, key: K, value: V) -> V:
+    def _keep(self, key: K, value: V) -> None:
         if key not in self and len(self) >= self.limit:
             del self[next(iter(self))]
         self[key] = value
+
+    def lookup(self, key: K) -> V | None:
+        got = dict.get(self, key)
+        if got is None and self.backing is not None:
+            got = self.backing.load(self.namespace, key)
+            if got is not None:
+                self._keep(key, got)
+        return got
+
+    def put(self, key: K, value: V) -> V:
+        self._keep(key, value)
+        if self.backing is not None:
+            self.backing.added(self.namespace, key, value)
         return value
 
 
@@ -83,8 +109,9 @@ class VocabularyTables:
         self._token_bytes = token_bytes
         self._lengths = lengths
         self._byte_matrix = byte_matrix
-        self.shared_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX)
-        self.suffix_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX)
+        # the two stores whose keys are content signatures: what the on-disk store keeps
+        self.shared_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX, "local")
+        self.suffix_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX, "suffix")
         self.pure: BoundedStore[int, npt.NDArray[np.bool_]] = BoundedStore(PURE_MAX)
         self.bands: dict[tuple[int, ...], Bands] = {}
         self._arrays: TokenArrays | None = None
@@ -127,6 +154,15 @@ class VocabularyTables:
         if self._tail_sets is None:
             self._tail_sets = build_tail_sets(self._token_bytes)
         return self._tail_sets
+
+    def attach(self, backing: Backing[Hashable, LocalMask] | None) -> None:
+        """Put ``backing`` (or nothing) behind the shared and suffix masks (``mask_store.py``)."""
+        self.shared_masks.backing = backing
+        self.suffix_masks.backing = backing
+
+    @property
+    def backing(self) -> Backing[Hashable, LocalMask] | None:
+        return self.shared_masks.backing
 
     def forget_shared(self) -> None:
         """Drop the masks shared between grammars (the next engine computes its masks cold)."""

@@ -1,0 +1,202 @@
+"""The per-tokenizer mask store (engine/mask_store.py, store_format.py): masks read back from disk
+equal masks computed fresh, two processes filling it at once leave it valid, a truncated or
+damaged file is removed and its masks rebuilt, and no file is ever unpickled."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gramwright.engine import cache
+from gramwright.engine.mask_store import MaskStore
+from gramwright.engine.matcher import ENGINE_VERSION, GrammarEngine
+from gramwright.engine.store_format import MAGIC, Segment
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.schema import compile_schema
+from tests.test_engine import smol
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "schemas"
+SCHEMAS = [
+    "string_lengths.json",
+    "number_positive_bounded.json",
+    "nested_objects_arrays.json",
+    "enum_mixed.json",
+]
+
+
+def _schemas() -> list[dict[str, object]]:
+    out = []
+    for name in SCHEMAS:
+        path = FIXTURES / name
+        if path.exists():
+            out.append(json.loads(path.read_text()))
+    # always at least these: string bodies with and without bounds, numbers, literals, keys
+    out.append(
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 12},
+                "note": {"type": "string"},
+                "n": {"type": "number"},
+                "k": {"type": "integer", "minimum": 0},
+                "ok": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"type": "string", "minLength": 2}},
+            },
+            "required": ["name", "n"],
+        }
+    )
+    return out
+
+
+def _walk_masks(engine: GrammarEngine, seed: int, walks: int = 6, budget: int = 40) -> list[np.ndarray]:
+    """Every mask met on ``walks`` random walks (tokens drawn uniformly from each mask)."""
+    rng = random.Random(seed)
+    out: list[np.ndarray] = []
+    for _ in range(walks):
+        matcher = engine.matcher()
+        for _ in range(budget):
+            if matcher.is_terminated():
+                break
+            bits = matcher.bitmask()
+            out.append(bits.copy())
+            ids = matcher.allowed_token_ids()
+            matcher.consume(int(ids[rng.randrange(ids.size)]))
+    return out
+
+
+def _fresh_store(vocab: TokenVocabulary) -> MaskStore:
+    """Forget everything in memory and attach a new store object (it reads the disk afresh)."""
+    vocab.tables.attach(None)
+    vocab.tables.clear()
+    return cache.store_of(vocab)
+
+
+def test_masks_from_the_store_equal_masks_computed_fresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    _, vocab = smol()
+    schemas = [compile_schema(s).grammar for s in _schemas()]
+    try:
+        _fresh_store(vocab)
+        for i, grammar in enumerate(schemas):  # fill the store
+            engine = cache.load_engine(grammar, vocab)
+            _walk_masks(engine, seed=i)
+            cache.save_engine(engine)
+        store = _fresh_store(vocab)
+        assert store.segments(), "nothing was written"
+        from_store = [_walk_masks(cache.load_engine(g, vocab), seed=i) for i, g in enumerate(schemas)]
+        assert store.hits > 0 and store.damaged == 0
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+        fresh = [_walk_masks(GrammarEngine(g, vocab), seed=i) for i, g in enumerate(schemas)]
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+    assert len(fresh) == len(from_store)
+    for a, b in zip(fresh, from_store, strict=True):
+        assert len(a) == len(b) and len(a) > 5
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x, y)
+
+
+FILL = """
+import json, random, sys
+from gramwright.engine import cache
+from gramwright.schema import compile_schema
+from tests.test_engine import smol
+from tests.test_mask_store import _schemas, _walk_masks
+_, vocab = smol()
+seed = int(sys.argv[1])
+for round_ in range(3):
+    for i, schema in enumerate(_schemas()):
+        engine = cache.load_engine(compile_schema(schema).grammar, vocab)
+        _walk_masks(engine, seed=seed * 100 + round_ * 10 + i, walks=2, budget=25)
+        cache.save_engine(engine)
+print("ok")
+"""
+
+
+def test_two_processes_filling_the_store_at_once_leave_it_valid(tmp_path: Path) -> None:
+    env = {**os.environ, cache.CACHE_ENV: str(tmp_path)}
+    root = Path(__file__).resolve().parents[1]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", FILL, str(seed)], env=env, cwd=root, stdout=subprocess.PIPE, text=True
+        )
+        for seed in (1, 2)
+    ]
+    outs = [p.communicate(timeout=600)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and all("ok" in o for o in outs)
+    _, vocab = smol()
+    store = MaskStore(vocab.fingerprint, vocab.size, tmp_path)
+    paths = sorted(store.dir.glob("*.gwm"))
+    assert paths and not list(store.dir.glob(".*.tmp"))  # no temp file left behind
+    entries = 0
+    for path in paths:  # every file whole, every entry's checksum right
+        seg = Segment(path, engine=ENGINE_VERSION, fingerprint=vocab.fingerprint, vocab_size=vocab.size)
+        for key in seg.names():
+            assert seg.read(key) is not None
+            entries += 1
+        seg.close()
+    assert entries > 0
+    assert store.segments() and store.damaged == 0
+
+
+def test_truncated_and_damaged_files_are_removed_and_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    _, vocab = smol()
+    grammar = compile_schema(_schemas()[-1]).grammar
+    try:
+        _fresh_store(vocab)
+        engine = cache.load_engine(grammar, vocab)
+        want = _walk_masks(engine, seed=3, walks=2)
+        path = cache.save_engine(engine)
+        assert path is not None and path.read_bytes().startswith(MAGIC)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])  # truncated
+        store = _fresh_store(vocab)
+        engine = cache.load_engine(grammar, vocab)
+        assert not engine.from_cache and store.damaged == 1 and not path.exists()
+        assert all(
+            np.array_equal(a, b) for a, b in zip(want, _walk_masks(engine, seed=3, walks=2), strict=True)
+        )
+        rebuilt = cache.save_engine(engine)  # the masks computed again are written again
+        assert rebuilt is not None and rebuilt.exists()
+        # a flipped byte in an entry: its checksum catches it, the file goes, masks stay right
+        raw = bytearray(rebuilt.read_bytes())
+        raw[-10] ^= 0xFF
+        rebuilt.write_bytes(bytes(raw))
+        store = _fresh_store(vocab)
+        got = _walk_masks(cache.load_engine(grammar, vocab), seed=3, walks=2)
+        assert store.damaged == 1 and not rebuilt.exists()
+        assert all(np.array_equal(a, b) for a, b in zip(want, got, strict=True))
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+
+
+def test_a_pickle_in_the_store_is_never_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    _, vocab = smol()
+    store = MaskStore(vocab.fingerprint, vocab.size, tmp_path)
+    store.dir.mkdir(parents=True)
+    marker = tmp_path / "ran"
+
+    class Evil:
+        def __reduce__(self) -> tuple[object, tuple[str, str]]:
+            return (open, (str(marker), "w"))  # creates the marker, if it is ever unpickled
+
+    (store.dir / "seg-0-evil.gwm").write_bytes(pickle.dumps(Evil()))
+    assert store.segments() == [] and store.damaged == 1 and not marker.exists()
