@@ -16,6 +16,7 @@ during cold masks and freezing what survives (``engine/collector.py``); ``--no-g
 a library's default instead.
 
     python bench/masks.py --json [--per-split 8] [--splits Github_easy,Kubernetes]
+    python bench/masks.py --json --fresh-process --per-split 2   # a new process per schema
 """
 
 from __future__ import annotations
@@ -200,9 +201,23 @@ def main() -> None:
         help="leave the garbage collector alone (a library's default); by default the replay opts in "
         "to pausing it during cold masks and freezing afterwards, as `gramwright generate` does",
     )
+    parser.add_argument(
+        "--fresh-process",
+        action="store_true",
+        help="replay each schema in its own new process per engine, ours with the mask store "
+        "present and absent (bench/masks_fresh.py)",
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         raise SystemExit(f"no benchmark data at {DATA}")
+    if args.fresh_process:
+        from masks_fresh import MODES, run
+
+        peers = set(filter(None, args.peers.split(",")))
+        modes = [m for m in MODES if m.startswith("ours") or m in peers]
+        fresh = run(args.splits.split(","), args.per_split, args.per_schema, modes)
+        print(json.dumps(fresh, indent=2) if args.json else fresh)
+        return
     if not args.no_gc_freeze:
         from gramwright.engine.collector import freeze_after_cold_masks
 

@@ -1,0 +1,83 @@
+"""Warming a tokenizer's mask store: the common lexical states walked once, ahead of any schema.
+
+Every JSON schema's grammar is made of the same lexical states — string bodies free and with
+length bounds, numbers and integers, ``true``/``false``/``null``, member keys, array and object
+punctuation — and those states' masks are keyed by content signature (``keys.py``), so masks
+computed for the small schemas below serve every later schema on the tokenizer. Seeded random
+walks (tokens drawn uniformly from each mask, as ``walks.py``) visit their states; the masks
+land in the store (``mask_store.py``) and are flushed per grammar.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gramwright.engine.cache import load_engine, save_engine, store_of
+from gramwright.engine.vocab import TokenVocabulary
+from gramwright.grammar.ir import Grammar
+
+_MAX_LENGTHS = (8, 16, 32, 64, 100, 128, 255, 256, 1000)  # bounds common in real schemas
+_STRINGS: list[dict[str, object]] = [{"type": "string"}, {"type": "string", "minLength": 1, "maxLength": 64}]
+_STRINGS += [{"type": "string", "maxLength": n} for n in _MAX_LENGTHS]
+_STRINGS += [{"type": "string", "minLength": n} for n in (1, 2, 3)]
+# The schemas whose states are warmed (plain data: the caller compiles them).
+WARM_SCHEMAS: list[dict[str, object]] = [
+    *_STRINGS,
+    {"type": "number"},
+    {"type": "integer"},
+    {"type": "integer", "minimum": 0},
+    {"type": "boolean"},
+    {"type": "null"},
+    {"type": "array", "items": {"type": "string"}},
+    {"type": "array", "items": {"type": "number"}},
+    {"type": "object", "additionalProperties": {"type": "string"}},
+    {"type": "object"},
+    {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "integer"}}},
+    {},  # any JSON value
+]
+
+
+@dataclass(frozen=True)
+class WarmReport:
+    grammars: int
+    masks: int  # masks asked for on the walks
+    seconds: float
+    store: Path
+    written: int  # segments written
+
+
+def warm(
+    grammars: Sequence[tuple[str, Grammar]],
+    vocab: TokenVocabulary,
+    *,
+    walks: int = 12,
+    budget: int = 48,
+    seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> WarmReport:
+    """Walk each grammar ``walks`` times (at most ``budget`` tokens each) with its engine on the
+    tokenizer's store attached, flushing after each grammar."""
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    masks = written = 0
+    for i, (name, grammar) in enumerate(grammars):
+        if progress is not None:
+            progress(i, len(grammars), name)
+        engine = load_engine(grammar, vocab)
+        for _ in range(walks):
+            matcher = engine.matcher()
+            for _ in range(budget):
+                if matcher.is_terminated():
+                    break
+                ids = matcher.allowed_token_ids()
+                masks += 1
+                matcher.consume(int(ids[rng.randrange(ids.size)]))
+        written += save_engine(engine) is not None
+    if progress is not None:
+        progress(len(grammars), len(grammars), "done")
+    store = store_of(vocab)
+    return WarmReport(len(grammars), masks, time.perf_counter() - t0, store.dir, written)
