@@ -25,14 +25,23 @@ from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
 
+# Engine modules that decide no mask (the store's own format carries its own version number):
+# editing them must not make every tokenizer's store stale.
+_NOT_MASK_CODE = frozenset(
+    {"cache.py", "cache_info.py", "collector.py", "mask_store.py", "store_format.py", "warm.py"}
+)
+
+
 def _engine_version() -> str:
-    """The cache key's engine component: a format number plus a hash of the code whose memo tables
-    are pickled, so that any change to the recognizer or the engine invalidates old entries."""
+    """The mask store's engine component: a format number plus a hash of the code that decides
+    masks, so that any change to the recognizer or the engine's walks invalidates old entries."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256(b"2")
     for path in sorted([*here.parent.joinpath("recognizer").glob("*.py"), *here.glob("*.py")]):
+        if path.name in _NOT_MASK_CODE:
+            continue
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
