@@ -72,10 +72,14 @@ def read_targets(paths: Sequence[str | Path], root: Path) -> list[FileSnapshot]:
 
 
 def build_edit_grammar(
-    snapshots: Sequence[FileSnapshot], fmt: EditFormat, new_files: Sequence[str] = ()
+    snapshots: Sequence[FileSnapshot],
+    fmt: EditFormat,
+    new_files: Sequence[str] = (),
+    max_replace_lines: int | None = None,
 ) -> EditGrammar:
     """The file-aware grammar of ``fmt`` for ``snapshots`` (a file no run of whose lines is
-    unique — empty, or one repeated line — cannot be located by any edit: refused)."""
+    unique — an empty one — cannot be located by any edit: refused). ``max_replace_lines``
+    bounds a SEARCH/REPLACE block's new lines (ignored for diffs)."""
     t0 = time.perf_counter()
     udiff = fmt is EditFormat.UDIFF
     if fmt not in (EditFormat.UDIFF, EditFormat.SEARCH_REPLACE):
@@ -96,8 +100,12 @@ def build_edit_grammar(
                 hint="an empty file or one of one repeated line: rewrite it whole instead",
             )
         lines[snap.path] = fl
-    builder = udiff_grammar if udiff else search_replace_grammar
-    grammar = prepare(builder(list(lines.values()), new_files))
+    targets = list(lines.values())
+    if udiff:
+        built = udiff_grammar(targets, new_files)
+    else:
+        built = search_replace_grammar(targets, new_files, max_replace_lines)
+    grammar = prepare(built)
     return EditGrammar(fmt, grammar, lines, (time.perf_counter() - t0) * 1000.0)
 
 
@@ -179,12 +187,14 @@ def generate_edit(
     mode: Mode = "dry-run",
     sampling: SamplingOptions | None = None,
     new_files: Sequence[str] = (),
+    max_replace_lines: int | None = None,
     generator: Generator | None = None,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
-    when it applies). ``generator`` keeps a loaded model between calls (the benchmark's)."""
+    when it applies and the model finished). ``generator`` keeps a loaded model between calls
+    (the benchmark's)."""
     from gramwright.engine.collector import cold_work
     from gramwright.generation import Generator
     from gramwright.sources import CompiledSource
@@ -192,7 +202,7 @@ def generate_edit(
     fmt = EditFormat(fmt)
     base = Path(root).resolve() if root is not None else find_root()
     snaps = read_targets(files, base)
-    grammar = build_edit_grammar(snaps, fmt, new_files)
+    grammar = build_edit_grammar(snaps, fmt, new_files, max_replace_lines)
     source = CompiledSource(
         grammar=grammar.grammar, kind="gbnf", name=f"<{fmt.value} grammar>", compile_ms=grammar.build_ms
     )
@@ -246,7 +256,8 @@ def generate_edit(
     result.report = check_patch(patch, base)
     if mode == "dry-run" and result.report.ok:
         result.diff = preview_diff(result.report)
-    if mode == "apply" and result.report.ok:
+    if mode == "apply" and result.report.ok and finished:
+        # a truncated output is never written, even where what it has so far would apply
         result.applied = apply_patch(patch, base)
         result.report = result.applied.report
     return result

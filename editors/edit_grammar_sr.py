@@ -59,7 +59,7 @@ def _not(*chars: str) -> CharClass:
     return char_class([(ord(c), ord(c)) for c in ("\n", *chars)], negated=True)
 
 
-def _free_line_rules(rules: Rules) -> None:
+def _free_line_rules(rules: Rules, max_replace_lines: int | None) -> None:
     """``sr-free``: any line whose first five characters are not all ``<``, all ``=`` or all ``>``
     (stricter than the parser, which only reads whole marker lines: simple, and no REPLACE line
     of real code starts so)."""
@@ -74,7 +74,8 @@ def _free_line_rules(rules: Rules) -> None:
             nxt = rules.add(f"sr-{name}{m}", *branches)
         firsts.append(seq(Lit(ch), Ref(f"sr-{name}1")))
     rules.add("sr-free", *firsts)
-    rules.add("sr-tail", seq(Lit(DIVIDER), repeat(Ref("sr-free"), 0, None), Lit(REPLACE)))
+    body = repeat(Ref("sr-free"), 0, max_replace_lines)
+    rules.add("sr-tail", seq(Lit(DIVIDER), body, Lit(REPLACE)))
 
 
 def _file_rules(rules: Rules, k: int, lines: FileLines, after: str) -> Entry:
@@ -128,12 +129,16 @@ def _file_rules(rules: Rules, k: int, lines: FileLines, after: str) -> Entry:
     return Entry(head, f"{p}-t0")
 
 
-def search_replace_grammar(files: Sequence[FileLines], new_files: Sequence[str] = ()) -> Grammar:
+def search_replace_grammar(
+    files: Sequence[FileLines], new_files: Sequence[str] = (), max_replace_lines: int | None = None
+) -> Grammar:
     """The grammar of SEARCH/REPLACE patches that apply to ``files`` (and create ``new_files``).
     Every file must have a unique run (``FileLines.run_ok`` somewhere): the caller leaves out
-    those that have none (an empty file, one made of one repeated line)."""
+    those that have none (an empty file). ``max_replace_lines`` bounds each REPLACE section, as
+    whitespace is bounded for JSON: a small model that repeats itself is closed off, not run to
+    its token limit."""
     rules = Rules()
-    _free_line_rules(rules)
+    _free_line_rules(rules, max_replace_lines)
     count = len(files) + len(new_files)
 
     def build(k: int, after: str) -> Entry:

@@ -64,6 +64,8 @@ def test_constrained_edit_applies_and_undo_restores_the_bytes(tmp_path: Path) ->
         str(tmp_path),
         "--max-tokens",
         "64",
+        "--max-replace-lines",
+        "2",  # the 135M model repeats itself in a free REPLACE; two lines, then the marker
         "--apply",
         "--format",
         "json",

@@ -85,6 +85,15 @@ def test_replace_lines_cannot_be_markers_and_search_stops_at_marker_lines() -> N
     assert not accepts([snap], SR, block("notes.txt", "body\n", ">>>>>>> REPLACE\n"))
 
 
+def test_replace_sections_can_be_bounded() -> None:
+    snap = decode_file("app.py", APP)
+    grammar = build_edit_grammar([snap], SR, max_replace_lines=2).grammar
+    rec = Recognizer(compile_grammar(grammar))
+    assert rec.try_feed(block("app.py", "def f():\n", "a\nb\n").encode()) and rec.is_accepting()
+    rec.reset()
+    assert not rec.try_feed(block("app.py", "def f():\n", "a\nb\nc\n").encode())
+
+
 def test_new_files_and_several_files_in_the_given_order(tmp_path: Path) -> None:
     a, b = decode_file("a.py", b"x = 1\n"), decode_file("b.py", b"y = 2\n")
     grammar = build_edit_grammar([a, b], SR, new_files=["c.py"]).grammar

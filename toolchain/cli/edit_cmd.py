@@ -57,6 +57,11 @@ def edit(
     ),
     model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1),
+    max_replace_lines: int | None = typer.Option(
+        None, "--max-replace-lines", min=0, help="search-replace: at most N new lines per block."
+    ),
+    temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
+    seed: int | None = typer.Option(None, "--seed"),
     no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (the baseline)."),
     check: bool = typer.Option(False, "--check", help="Only report whether the patch applies."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff it would write (default)."),
@@ -90,14 +95,15 @@ def edit(
                 root=root,
                 constrain=not no_constrain,
                 mode=mode,
-                sampling=SamplingOptions(max_tokens=max_tokens),
+                sampling=SamplingOptions(max_tokens=max_tokens, temperature=temperature, seed=seed),
+                max_replace_lines=max_replace_lines,
                 progress=lambda msg: status.update(msg),
             )
     if fmt == "json":
         typer.echo(common.dump_json(result.as_dict()), nl=False)
     else:
         sys.stdout.write(_human(result))
-    if not result.applicable:
+    if not result.applicable or (mode == "apply" and not (result.applied and result.applied.applied)):
         raise typer.Exit(common.EXIT_FINDINGS)
 
 
@@ -122,6 +128,8 @@ def _human(result: object) -> str:
         lines.append(render_report(result.report).rstrip("\n"))
     if result.diff:
         lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
+    if result.applied is None and result.finish_reason != "stop" and result.applicable:
+        lines.append("truncated (finish_reason length): not applied")
     if result.applied is not None and result.applied.applied:
         entry = result.applied.entry_id
         lines.append(
