@@ -166,25 +166,48 @@ class StateKeys:
         return ("reach", starts, hashlib.sha256(repr(shape).encode()).hexdigest()[:32])
 
     def _rule_signature(self, rule: int) -> str | None:
+        """A content hash of ``rule`` and every rule it reaches, by their NFA structure with the
+        rules numbered in the order they are met from ``rule``: no rule *name* enters it, so
+        the string body of a member named after its JSON path in one schema and an equal body
+        in another schema (or in ``gramwright warm``'s schemas) get one signature — which is
+        what lets the on-disk store serve a schema it never saw. Equal structure is equal
+        language, so sharing stays exact. None past SIGNATURE_MAX_RULES/_STATES."""
         if rule in self._rule_sigs:
             return self._rule_sigs[rule]
         nfa = self.cg.nfa
-        reach = {rule}
-        todo = [rule]
-        sig: str | None = None
-        while todo and len(reach) <= SIGNATURE_MAX_RULES:
-            r = todo.pop()
+        order = {rule: 0}
+        queue = [rule]
+        i = 0
+        while i < len(queue) and len(queue) <= SIGNATURE_MAX_RULES:
+            r = queue[i]
+            i += 1
             for state in range(nfa.rule_start[r], _rule_end(nfa, r)):
                 for callee, _ in nfa.calls[state]:
-                    if callee not in reach:
-                        reach.add(callee)
-                        todo.append(callee)
-        size = sum(_rule_end(nfa, r) - nfa.rule_start[r] for r in reach)
-        if len(reach) <= SIGNATURE_MAX_RULES and size <= SIGNATURE_MAX_STATES:
-            names = nfa.rule_names
-            rules = self.cg.grammar.rules
-            content = repr((names[rule], sorted((names[r], rules[names[r]]) for r in reach)))
-            sig = hashlib.sha256(content.encode()).hexdigest()[:32]
+                    if callee not in order:
+                        order[callee] = len(queue)
+                        queue.append(callee)
+        size = sum(_rule_end(nfa, r) - nfa.rule_start[r] for r in queue)
+        sig: str | None = None
+        if len(queue) <= SIGNATURE_MAX_RULES and size <= SIGNATURE_MAX_STATES:
+            parts: list[object] = []
+            for r in queue:
+                base, end = nfa.rule_start[r], _rule_end(nfa, r)
+                shape = [
+                    (
+                        tuple((lo, hi, t - base) for lo, hi, t in nfa.byte_edges[st]),
+                        tuple(t - base for t in nfa.eps[st]),
+                        tuple((order[c], ret - base) for c, ret in nfa.calls[st]),
+                    )
+                    for st in range(base, end)
+                ]
+                # the unrolled repetitions' arithmetic (``horizon_labels``) is part of the meaning
+                reps = [
+                    (rep.start - base, rep.base - base, rep.size, rep.copies, rep.lo, rep.hi)
+                    for rep in nfa.repeats
+                    if base <= rep.base < end
+                ]
+                parts.append((nfa.rule_final[r] - base, shape, reps))
+            sig = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
         self._rule_sigs[rule] = sig
         return sig
 
