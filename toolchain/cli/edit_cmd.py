@@ -19,24 +19,24 @@ from gramwright.cli import common
 if TYPE_CHECKING:
     from gramwright.editors.edit_generate import Mode
 
-HELP = """Generate an edit with a local model: the patch applies by construction.
+HELP = (
+    "Generate an edit with a local model: every SEARCH text (every hunk's old lines) is a run of"
+    " the file's own lines that occurs once, so the patch applies; it is still checked first."
+)
 
-The grammar knows the files: every SEARCH text (every hunk's context and removed lines) is a
-run of the file's own lines that occurs exactly once, so the patch locates and applies. It is
-still checked before anything is written.
-
+EDIT_EPILOG = """\
 Examples:
 
-  gramwright edit app.py --instruction "rename total to grand_total"          # the diff (dry run)
+  gramwright edit app.py -i "rename total to grand_total"        # the diff (dry run)
 
-  gramwright edit app.py -i "..." --edit-format udiff --apply                  # write, with backup
+  gramwright edit app.py -i "..." --edit-format udiff --apply     # write, with backup
 
-  gramwright undo                                                              # put it back
+  gramwright undo                                                 # put it back
 
-  gramwright edit app.py -i "..." --no-constrain --check                       # the unmasked baseline
+  gramwright edit app.py -i "..." --no-constrain --check          # the unmasked baseline
 
-Exit codes: 0 the patch applies (or was applied), 1 it does not (nothing written), 2 usage error
-or an unreadable file.
+Exit codes: 0 the patch applies (or was applied), 1 it does not (nothing written), 2 usage
+error or an unreadable file.
 """
 
 
@@ -46,7 +46,7 @@ class EditFormatChoice(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("edit", help=HELP)(edit)
+    app.command("edit", help=HELP, epilog=EDIT_EPILOG)(edit)
 
 
 def edit(
