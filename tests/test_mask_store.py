@@ -200,3 +200,37 @@ def test_a_pickle_in_the_store_is_never_loaded(tmp_path: Path, monkeypatch: pyte
 
     (store.dir / "seg-0-evil.gwm").write_bytes(pickle.dumps(Evil()))
     assert store.segments() == [] and store.damaged == 1 and not marker.exists()
+
+
+def test_a_string_body_learned_under_one_name_serves_another_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Content signatures (keys.py) are grammar-independent: the string body walked for a member
+    ``alpha`` of one schema is the body of ``beta_gamma`` in another, so the second schema, as
+    in a new process, reads that mask from disk."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    tok, vocab = smol()
+
+    def replay(schema: dict[str, object], text: str) -> int:
+        store = _fresh_store(vocab)
+        engine = cache.load_engine(compile_schema(schema).grammar, vocab)
+        matcher = engine.matcher()
+        for tid in tok.encode(text, add_special_tokens=False):  # type: ignore[attr-defined]
+            matcher.bitmask()
+            matcher.consume(tid)
+        hits = store.hits  # (a flush adds them to the stats file and starts counting afresh)
+        cache.save_engine(engine)
+        return hits
+
+    try:
+        first = {"type": "object", "properties": {"alpha": {"type": "string"}}, "required": ["alpha"]}
+        replay(first, '{"alpha":"some words, and more of them"}')
+        second = {
+            "type": "object",
+            "properties": {"beta_gamma": {"type": "string"}},
+            "required": ["beta_gamma"],
+        }
+        assert replay(second, '{"beta_gamma":"other words entirely"}') > 0
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
