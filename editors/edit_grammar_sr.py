@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from gramwright.editors.edit_grammar import Entry, Rules, file_chain, line_trie
 from gramwright.editors.edit_lines import FileLines
 from gramwright.editors.parse_search_replace import HEAD
-from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, char_class, literal, repeat, seq
+from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, alt, char_class, literal, repeat, seq
 from gramwright.grammar.ir import Literal as Lit
 
 __all__ = ["DIVIDER", "REPLACE", "SEARCH", "is_marker_line", "search_replace_grammar", "sr_head"]
@@ -62,17 +62,20 @@ def _not(*chars: str) -> CharClass:
 def _free_line_rules(rules: Rules, max_replace_lines: int | None) -> None:
     """``sr-free``: any line whose first five characters are not all ``<``, all ``=`` or all ``>``
     (stricter than the parser, which only reads whole marker lines: simple, and no REPLACE line
-    of real code starts so)."""
+    of real code starts so). Two rules, the marker-prefix chains nested inside one: a rule that
+    reaches few others has a content signature, so its token masks are shared by every engine of
+    the process (each edit grammar is new; its free lines are not)."""
     rest = rules.add("sr-rest", seq(repeat(_not(), 0, None), Lit("\n")))
     firsts: list[Expr] = [Lit("\n"), seq(_not("<", "=", ">"), Ref(rest))]
-    for name, ch in (("lt", "<"), ("eq", "="), ("gt", ">")):
-        nxt: str | None = None
-        for m in range(4, 0, -1):
+    for ch in ("<", "=", ">"):
+        chain: Expr | None = None
+        for _ in range(4):
             branches: list[Expr] = [Lit("\n"), seq(_not(ch), Ref(rest))]
-            if nxt:
-                branches.append(seq(Lit(ch), Ref(nxt)))
-            nxt = rules.add(f"sr-{name}{m}", *branches)
-        firsts.append(seq(Lit(ch), Ref(f"sr-{name}1")))
+            if chain is not None:
+                branches.append(seq(Lit(ch), chain))
+            chain = alt(*branches)
+        assert chain is not None
+        firsts.append(seq(Lit(ch), chain))
     rules.add("sr-free", *firsts)
     body = repeat(Ref("sr-free"), 0, max_replace_lines)
     rules.add("sr-tail", seq(Lit(DIVIDER), body, Lit(REPLACE)))
