@@ -24,7 +24,6 @@ from gramwright.errors import EngineError
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
-
 # Engine modules that decide no mask (the store's own format carries its own version number):
 # editing them must not make every tokenizer's store stale.
 _NOT_MASK_CODE = frozenset(
