@@ -115,3 +115,14 @@ class GbnfSnapshotExtension(SingleFileSnapshotExtension):
 @pytest.fixture
 def gbnf_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(GbnfSnapshotExtension)
+
+
+class LarkSnapshotExtension(GbnfSnapshotExtension):
+    """The same single-file snapshots for Lark exports (``.lark``; llguidance reads ``#`` comments)."""
+
+    file_extension = "lark"
+
+
+@pytest.fixture
+def lark_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(LarkSnapshotExtension)

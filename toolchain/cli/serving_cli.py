@@ -1,0 +1,79 @@
+"""The serving side of ``gramwright compile --target`` and ``gramwright check --engine``.
+
+Thin: the exports are :mod:`gramwright.grammar.export`, the engine runs and dialect verdicts
+:mod:`gramwright.serving`; this module only prints them. The engines (the bench extra) are
+imported only when ``--engine`` asks for one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from gramwright.cli import common
+from gramwright.grammar.export import DIALECTS, TARGETS, export_grammar
+from gramwright.sources import CompiledSource
+
+__all__ = ["ENGINE_TARGETS", "check_with_engine", "compile_to_target"]
+
+# The exports each engine is checked with: what vLLM/SGLang/llama.cpp would hand it.
+ENGINE_TARGETS = {"xgrammar": ("gbnf", "lark"), "llguidance": ("gbnf", "lark", "llamacpp-lark")}
+
+
+def _approximations(loaded: CompiledSource) -> list[dict[str, str]]:
+    return [item.to_dict() for item in loaded.report if item.status != "exact"]
+
+
+def compile_to_target(loaded: CompiledSource, target: str, fmt: str, output: Path | None) -> None:
+    """Write ``target``'s export (``--format json``: with the notes and the compile report)."""
+    if target not in TARGETS:
+        common.fail(f"unknown --target {target!r}", f"use one of: {' | '.join(TARGETS)}")
+    with common.user_errors():
+        exported = export_grammar(
+            loaded.grammar,
+            target,
+            schema=loaded.schema if loaded.is_schema else None,
+            approximations=_approximations(loaded),
+        )
+    if fmt == "json":
+        payload: dict[str, Any] = {
+            "target": target,
+            "text": exported.text if exported.body is None else None,
+            "body": exported.body,
+            "notes": exported.notes,
+            "report": [item.to_dict() for item in loaded.report],
+        }
+        common.write_output(common.dump_json(payload), output)
+        return
+    for line in exported.notes:
+        typer.echo(f"note: {line}", err=True)
+    common.write_output(exported.text, output)
+
+
+def check_with_engine(loaded: CompiledSource, engine: str, data: bytes, ours: bool, fmt: str) -> int:
+    """Run ``data`` through each export ``engine`` reads; print the verdicts beside ours and how
+    the servers will detect each text's dialect. The exit code is the engine's verdict."""
+    from gramwright.serving import detect_dialects, load_in_engine
+
+    if engine not in ENGINE_TARGETS:
+        common.fail(f"unknown --engine {engine!r}", "use xgrammar or llguidance")
+    results: list[dict[str, Any]] = []
+    with common.user_errors():
+        for target in ENGINE_TARGETS[engine]:
+            text = export_grammar(loaded.grammar, target).text
+            verdict = load_in_engine(engine, DIALECTS[target], text).check(data)
+            results.append({**verdict.to_dict(), "target": target, "detected_as": detect_dialects(text)})
+    accepted = all(r["accepted"] for r in results)
+    if fmt == "json":
+        payload = {"engine": engine, "accepted": accepted, "recognizer": ours, "exports": results}
+        typer.echo(common.dump_json(payload), nl=False)
+    else:
+        for r in results:
+            word = "accepts" if r["accepted"] else f"{r['reason']} at byte {r['consumed']}"
+            agree = "" if r["accepted"] == ours else "  (differs from gramwright's recognizer!)"
+            typer.echo(f"{engine} on the {r['target']} export: {word}{agree}", err=True)
+            detected = ", ".join(f"{k} reads {v}" for k, v in r["detected_as"].items())
+            typer.echo(f"  dialect: {detected}", err=True)
+    return common.EXIT_OK if accepted else common.EXIT_FINDINGS
