@@ -8,6 +8,8 @@ import typer
 
 from gramwright.api import check_document
 from gramwright.cli import common
+from gramwright.cli.serving_cli import check_with_engine, compile_to_target
+from gramwright.grammar.export import TARGETS as EXPORT_TARGETS
 from gramwright.grammar.gbnf import emit_gbnf
 from gramwright.sources import CompiledSource, Whitespace, load_source
 
@@ -65,6 +67,12 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("gbnf", "--format", "-f", help="gbnf | json"),
         output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
         whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
+        target: str | None = typer.Option(
+            None,
+            "--target",
+            "-t",
+            help="Export for a server: " + " | ".join(EXPORT_TARGETS) + " (docs/serving.md).",
+        ),
     ) -> None:
         fmt = common.output_format(fmt, choices=("gbnf", "json"))
         space = _whitespace(whitespace)
@@ -72,6 +80,9 @@ def register(app: typer.Typer) -> None:
         with common.user_errors():
             loaded = load_source(source, whitespace=space)
             text = emit_gbnf(loaded.grammar)
+        if target is not None:
+            compile_to_target(loaded, target, fmt, output)
+            return
         if fmt == "json":
             payload = {
                 "gbnf": text,
@@ -92,6 +103,9 @@ def register(app: typer.Typer) -> None:
         exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
         whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
+        engine: str | None = typer.Option(
+            None, "--engine", help="Also run it through the exports in xgrammar | llguidance (bench extra)."
+        ),
     ) -> None:
         fmt = common.output_format(fmt)
         space = _whitespace(whitespace)
@@ -100,6 +114,11 @@ def register(app: typer.Typer) -> None:
         data = common.read_bytes(document)
         with common.user_errors():
             verdict = check_document(loaded, data, exact=exact)
+        if engine is not None:  # the server's engine decides the exit code (docs/serving.md)
+            if fmt == "human":
+                typer.echo(f"gramwright: {verdict.message}", err=True)
+            judged = data[:-1].removesuffix(b"\r") if verdict.final_newline_ignored else data
+            raise typer.Exit(check_with_engine(loaded, engine, judged, verdict.accepted, fmt))
         if fmt == "json":
             typer.echo(common.dump_json(verdict.to_dict()), nl=False)
         else:
