@@ -45,7 +45,8 @@ def detect_dialects(text: str) -> dict[str, str]:
         "vllm/xgrammar": vllm,
         # vLLM's guidance backend passes the text to llguidance, which looks for itself
         "vllm/guidance": llg,
-        "sglang/xgrammar": "gbnf",
+        # SGLang's XGrammar backend takes `ebnf` as GBNF whatever it looks like
+        "sglang/xgrammar": "gbnf" if vllm == "gbnf" else "gbnf (this Lark text will not load)",
         "sglang/llguidance": llg,
         "llama.cpp": "lark" if text.lstrip().startswith("%llguidance") else "gbnf",
     }
