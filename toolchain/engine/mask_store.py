@@ -152,9 +152,10 @@ class MaskStore:
                 self._open(written)
         if written is not None:
             self._compact()
-            self._record()
             evict(max_bytes(), keep=written, root=self.root.parent)
             _remove_stale(self.root, self.fingerprint)
+        if written is not None or ((self.hits or self.misses) and self.dir.is_dir()):
+            self._record()  # a run served wholly from disk writes nothing but counts its hits
         return written
 
     def _encode(self, entries: object) -> bytes:
