@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,7 @@ def run(splits: list[str], per_split: int, per_schema: int, modes: list[str]) ->
         "compile_ms_p50": {m: round(sorted(v)[len(v) // 2], 1) if v else None for m, v in compile_ms.items()},
         "common": {m: summary(common[m]) for m in modes},
     }
+    shutil.rmtree(work, ignore_errors=True)  # the store and the case files were this run's
     same = result["common"]
     for ours in ("ours_store", "ours_no_store"):
         for peer in ("llguidance", "xgrammar"):
