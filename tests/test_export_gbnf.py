@@ -127,3 +127,13 @@ def test_any_literal_round_trips(text: str) -> None:
     exported = emit_gbnf_export(Grammar({"root": Literal(text)}))
     assert "\\u0" not in exported and "\\U" not in exported  # spellings llguidance's converter breaks
     assert accepts(prepare(parse_gbnf(exported)), text)
+
+
+def test_exactness_is_reported() -> None:
+    from gramwright.grammar.export.gbnf import gbnf_exactness
+
+    assert gbnf_exactness(prepare(load_bundled("json"))) == ""
+    g = prepare(
+        parse_gbnf('root ::= year "-" [0-9] | leap "-02-29"\nyear ::= [0-9] [0-9]\nleap ::= [0-9] [26]')
+    )
+    assert gbnf_exactness(g) == ""  # made exact (the literal split), so nothing to report

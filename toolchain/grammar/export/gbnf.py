@@ -52,9 +52,17 @@ from gramwright.grammar.ir import (
     refs,
     repeat,
     seq,
+    walk,
 )
 
-__all__ = ["LLAMA_CPP_MAX_REPEAT", "bounded_repeat", "emit_gbnf_export", "portable_base", "portable_grammar"]
+__all__ = [
+    "LLAMA_CPP_MAX_REPEAT",
+    "bounded_repeat",
+    "emit_gbnf_export",
+    "gbnf_exactness",
+    "portable_base",
+    "portable_grammar",
+]
 
 LLAMA_CPP_MAX_REPEAT = 2000
 _CHUNK = 1000
@@ -119,7 +127,30 @@ def _lexically_exact(g: Grammar) -> Grammar:
             if r not in reach:
                 reach.add(r)
                 todo.append(r)
-    return Grammar({n: b for n, b in rules.items() if n in reach}, g.root)
+    out = Grammar({n: b for n, b in rules.items() if n in reach}, g.root)
+    if _size(out) > max(MAX_GROWTH * _size(g), 20_000):
+        # Inlining a demoted rule at every use can multiply the text (one schema: 2.7k nodes
+        # to 200k, past llguidance's 65k-symbol limit). Then the GBNF is left as it is.
+        return g
+    return out
+
+
+MAX_GROWTH = 4
+
+
+def _size(g: Grammar) -> int:
+    return sum(1 for body in g.rules.values() for _ in walk(body))
+
+
+def gbnf_exactness(g: Grammar) -> str:
+    """Empty when llguidance's reading of the gbnf export is proven exact, else why not."""
+    base = portable_base(g)
+    _, view = choose_view(base)
+    if view.fallback:
+        return "the lexer analysis ran out of budget on this grammar"
+    if (view.demoted or view.split) and portable_grammar(g) is base:
+        return f"making it exact would multiply its size by more than {MAX_GROWTH}"
+    return ""
 
 
 def _portable_names(g: Grammar) -> dict[str, str]:

@@ -34,7 +34,7 @@ from gramwright.grammar.ir import MAX_CODE_POINT, CharClass, Expr, Grammar, Lite
 __all__ = ["AnalysisBudgetExceeded", "Conflict", "LexView", "choose_view", "conflicts", "regular_rules"]
 
 _MAX_PAIRS = 1_500  # product states per (A, B) question before "cannot prove it" (demote)
-_MAX_STATES = 20_000  # lexer states explored (all rounds) before the all-rules view is taken
+_MAX_STATES = 100_000  # lexer states explored (all rounds) before the all-rules view is taken
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from gramwright.grammar.export.gbnf import emit_gbnf_export, portable_base, portable_grammar
+from gramwright.grammar.export.gbnf import emit_gbnf_export, gbnf_exactness, portable_grammar
 from gramwright.grammar.export.lexemes import (
     AnalysisBudgetExceeded,
     LexView,
-    choose_view,
     conflicts,
     regular_rules,
 )
@@ -33,8 +32,9 @@ class RequestInput:
 
 @lru_cache(maxsize=16)
 def _gbnf_conflicts(g: Grammar) -> tuple[str, ...]:
-    if choose_view(portable_base(g))[1].fallback:
-        return ("not proven: the lexer analysis ran out of budget on this grammar",)
+    why = gbnf_exactness(g)
+    if why:
+        return (f"not proven: {why}",)
     portable = portable_grammar(g)
     try:
         found = conflicts(portable, regular_rules(portable) - {portable.root}, LexView())
@@ -52,10 +52,11 @@ def llguidance_reads_gbnf_exactly(g: Grammar) -> list[str]:
 
 def gbnf_notes(g: Grammar) -> list[str]:
     """What a user of the gbnf export should know (cheap: only the cached view is asked)."""
-    if choose_view(portable_base(g))[1].fallback:
+    why = gbnf_exactness(g)
+    if why:
         return [
-            "llguidance's GBNF reader is not proven to read this grammar exactly (the lexer "
-            "analysis ran out of budget): for llguidance backends, send the lark export"
+            f"llguidance's GBNF reader is not proven to read this grammar exactly ({why}): "
+            "for llguidance backends, send the lark export"
         ]
     return []
 
