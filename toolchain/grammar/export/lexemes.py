@@ -8,14 +8,15 @@ issue #57). So ``start: "a" "b" | "ab" "c"`` rejects ``ab``. XGrammar has no lex
 A *lexical view* says, for the rule contexts of a Lark export, what a lexeme is: a literal
 (whole, or split into one lexeme per character), a one-character class, or a terminal (a regular
 rule written as an uppercase Lark terminal). :func:`conflicts` proves a view exact or names the
-lexemes that break it: for every lexeme A and every lexeme B of the grammar, no non-empty
-complete string of A followed by a byte that may come after A is the beginning of a string of
-B. Which lexemes the parser allows together is not asked: when a parse is ambiguous, the lexer
-is offered the follow sets of several occurrences at once (``"0" "0" /[1-9]/ | ... "-02-29"``
-offers ``"-"`` and ``"-02-29"`` together after a year), so every pair is checked. Follow sets are
-per rule, not per call site: supersets, so the proof is conservative. A lexeme of one code point
-never extends another (UTF-8 is prefix-free), so splitting every literal and demoting every
-terminal always ends in an exact view.
+lexemes that break it: at every point where lexemes may start, for every lexeme A the parser
+may allow there and every lexeme B it may allow there, no non-empty complete string of A
+followed by a byte that may come after A is the beginning of a string of B. The points are
+explored as lexer *states* (see :func:`conflicts`), including those after an ambiguous prefix,
+where the follow sets of several occurrences are offered at once (``"0" "0" /[1-9]/ | ...
+"-02-29"`` offers ``"-"`` and ``"-02-29"`` together after a year). Follow sets are per rule, not
+per call site: supersets, so the proof is conservative. A lexeme of one code point never
+extends another (UTF-8 is prefix-free), so splitting every literal and demoting every terminal
+always ends in an exact view — the view taken when the exploration runs out of budget.
 """
 
 from __future__ import annotations
