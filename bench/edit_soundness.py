@@ -46,7 +46,13 @@ REPO_FILES = (
     "toolchain/grammar/utf8.py",
     "toolchain/errors.py",
     "toolchain/fsutil.py",
+    "toolchain/pointer.py",
+    "toolchain/positions.py",
+    "toolchain/grammar/errors.py",
+    "toolchain/engine/collector.py",
     "grammars/json.gbnf",
+    "grammars/arithmetic.gbnf",
+    "grammars/kv-config.gbnf",
     "Makefile",
 )
 # in order of preference: the marker that closes a block, the one that ends SEARCH, a new hunk

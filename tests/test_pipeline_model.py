@@ -69,5 +69,6 @@ def test_budgets_hold_on_the_real_model(tmp_path_factory: pytest.TempPathFactory
     timed = run(source, "Describe a cat named Tom at length.", backend=_backend(), max_tokens=100,
                 time_budget_s=0.5, decode_mode="unconstrained", fallback="none")  # fmt: skip
     assert timed.attempts[0].finish_reason in ("timeout", "stop")
-    # checked at every token: at most one token's latency past the budget (generous on a busy CPU)
-    assert timed.seconds <= 0.5 + 3.0
+    # checked at every token: at most one token's latency past the budget (generous on a busy CPU);
+    # the first token (the prompt's prefill with it) cannot be interrupted, however long it takes
+    assert timed.seconds <= 0.5 + 3.0 or timed.attempts[0].output_tokens <= 1, timed.attempts[0]
