@@ -187,7 +187,4 @@ def test_local_model_directory(tmp_path: Path, loaded_twice: tuple[LoadedModel, 
     loaded = load_model(str(tmp_path), device="cpu")
     assert loaded.name == tmp_path.name and not loaded.from_cache
     assert next(loaded.model.parameters()).dtype == torch.float32
-    assert (
-        vocabulary_of_model(str(tmp_path)).fingerprint
-        == vocabulary_of_loaded(loaded).fingerprint
-    )
+    assert vocabulary_of_model(str(tmp_path)).fingerprint == vocabulary_of_loaded(loaded).fingerprint
