@@ -135,7 +135,7 @@ def _lexically_exact(g: Grammar) -> Grammar:
     return out
 
 
-MAX_GROWTH = 4
+MAX_GROWTH = 10
 
 
 def _size(g: Grammar) -> int:
