@@ -18,7 +18,10 @@ The public API (the CLI and the TUI are thin layers over these)::
 * :func:`check_document` → :class:`CheckResult` (accepted? where it stopped, what was allowed, why)
 * :func:`lint_schema` → :class:`LintReport` (diagnostics per target profile, cost estimate)
 * :func:`generate_structured` → :class:`Generation`; :class:`Generator` keeps a model between runs
-* :func:`validate_output` → :class:`Validation` (for text produced anywhere)
+* :func:`run_pipeline` → :class:`StructuredResult`: constrain → validate, rules, budgeted retry →
+  flagged salvage, under a :class:`Policy` (the schema's ``x-runtime``); :func:`validate_text` runs
+  layers 2–3 on text produced elsewhere (extracted, repaired and logged), :func:`validate_output`
+  only validates
 * errors: :class:`GramwrightError` (``message``, ``where``, ``hint``) and one subclass per layer
 
 Data flow (one way through): schema → lint / compile → Grammar IR → GBNF text and recognizer →
@@ -39,6 +42,8 @@ from gramwright.errors import (
 )
 from gramwright.generation import Generation, Generator, SamplingOptions, generate_structured
 from gramwright.lint import LintReport
+from gramwright.pipeline import Policy, StructuredResult, validate_text
+from gramwright.pipeline import run as run_pipeline
 from gramwright.sources import CompiledSource
 from gramwright.validate import Validation, validate_output
 
@@ -56,14 +61,18 @@ __all__ = [
     "ModelError",
     "PatchError",
     "PipelineError",
+    "Policy",
     "SamplingOptions",
     "SchemaError",
     "SourceError",
+    "StructuredResult",
     "Validation",
     "__version__",
     "check_document",
     "compile_source",
     "generate_structured",
     "lint_schema",
+    "run_pipeline",
     "validate_output",
+    "validate_text",
 ]

@@ -107,7 +107,13 @@ def generate(
             break
         next_input = torch.tensor([[token]], device=device)
     elapsed = time.perf_counter() - started
-    text = b"".join(s.text for s in steps).decode("utf-8", "replace")
+    if engine is not None:
+        text = b"".join(s.text for s in steps).decode("utf-8", "replace")
+    else:
+        # without an engine there are no token byte strings; decoding token by token turns a
+        # character split across tokens (most CJK in SmolLM2's vocabulary) into U+FFFD, so the
+        # text is decoded whole (a streamed step's bytes stay per token)
+        text = str(tokenizer.decode(token_ids))
     metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
     return GenerationResult(text, token_ids, finish, steps, metrics)
 
