@@ -94,17 +94,7 @@ def test_close_objects_keeps_the_model_to_declared_members(tmp_path: Path) -> No
 def test_check_says_when_only_the_member_order_differs(tmp_path: Path) -> None:
     # The compiled grammar writes object members in schema order; a document with the same
     # value in another order is rejected, and check names the order it would accept.
-    schema = tmp_path / "s.json"
-    schema.write_text(
-        json.dumps(
-            {
-                "type": "object",
-                "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
-                "required": ["a", "b"],
-                "additionalProperties": False,
-            }
-        )
-    )
+    schema = _schema_file(tmp_path)
     swapped = tmp_path / "swapped.json"
     swapped.write_text('{"b":"x","a":1}')
     result = runner.invoke(app, ["check", str(schema), str(swapped), "--format", "json"])
