@@ -115,7 +115,7 @@ def load_source(
     if p.suffix.lower() == ".json" or stripped.startswith(("{", "true", "false")):
         from gramwright.schema.load import parse_schema_text
 
-        schema = parse_schema_text(text.removeprefix("\ufeff"), path)
+        schema = parse_schema_text(text, path)  # it drops a byte-order mark itself
         return _compile_schema(path, schema, whitespace, close_objects)
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
