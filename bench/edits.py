@@ -11,7 +11,7 @@ Truncated outputs (``finish_reason`` ``length``) are counted apart: the apply ra
 constrained mode is over the outputs that finished (``stop``), where it must be 100%.
 
     python bench/edits.py --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
-                          [--max-tokens 256] [--timeout 60] [--model M]
+                          [--max-tokens 256] [--timeout 60] [--model M] [--log runs.jsonl]
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ def one(
         "mask_ms_mean": result.metrics.get("mask_ms_mean"),
         "mask_share_of_forward": result.metrics.get("mask_share_of_forward"),
         "failures": None if result.report is None or result.applicable else result.report.feedback()[:400],
+        "text": result.generation.text,
     }
     if result.applicable and result.patch is not None:
         applied = apply_patch(result.patch, d)
@@ -152,6 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--model", default=None)
     ap.add_argument("--no-gold", action="store_true")
+    ap.add_argument("--log", default=None, help="append each run as one JSON line here as it ends")
     args = ap.parse_args(argv)
     path = Path(args.cases)
     if not path.exists():
@@ -180,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
                     key = f"{fmt}/{'constrained' if constrain else 'unconstrained'}"
                     got = {"id": row["id"], **one(row, fmt, constrain, gen, sampling, base, args.timeout)}
                     per.setdefault(key, []).append(got)
+                    if args.log:
+                        with open(args.log, "a", encoding="utf-8") as fh:
+                            fh.write(json.dumps({"key": key, **got}) + "\n")
                     print(
                         f"[{i + 1}/{len(rows)}] {key} {row['exercise']}: {got['finish_reason']}"
                         f" applies={got['applies']} tests={got.get('tests_passed')}",

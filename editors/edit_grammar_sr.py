@@ -78,7 +78,10 @@ def _free_line_rules(rules: Rules, max_replace_lines: int | None) -> None:
         firsts.append(seq(Lit(ch), chain))
     rules.add("sr-free", *firsts)
     body = repeat(Ref("sr-free"), 0, max_replace_lines)
-    rules.add("sr-tail", seq(Lit(DIVIDER), body, Lit(REPLACE)))
+    # a second divider also closes REPLACE (the parser reads it as aider does): small models write
+    # ``=======`` where the block ends, and a grammar without it leaves them a marker-like line that
+    # runs to the token limit
+    rules.add("sr-tail", seq(Lit(DIVIDER), body, alt(Lit(REPLACE), Lit(DIVIDER))))
 
 
 def _file_rules(rules: Rules, k: int, lines: FileLines, after: str) -> Entry:

@@ -13,7 +13,8 @@
     ```
 
 Markers as aider accepts them: 5–9 ``<``/``=``/``>``, ``SEARCH>`` tolerated (Claude 4 writes it),
-trailing whitespace allowed. A block without a path line reuses the previous block's path (noted).
+trailing whitespace allowed; as in aider, a second divider also ends the REPLACE text (models
+close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted). A block without a path line reuses the previous block's path (noted).
 An empty SEARCH creates a file. Text outside blocks (prose, fences) is ignored.
 """
 
@@ -49,13 +50,15 @@ def _path_before(lines: tuple[str, ...], head: int) -> str | None:
     return None
 
 
-def _body(lines: tuple[str, ...], start: int, end_marker: re.Pattern[str], what: str, head_line: int) -> int:
+def _body(
+    lines: tuple[str, ...], start: int, end_markers: tuple[re.Pattern[str], ...], what: str, head_line: int
+) -> int:
     """Index of the line that closes the section starting at ``start`` (raises when it is missing)."""
     for index in range(start, len(lines)):
         text = line_content(lines[index])
-        if end_marker.match(text):
+        if any(marker.match(text) for marker in end_markers):
             return index
-        if HEAD.match(text) or (end_marker is _TAIL and _DIVIDER.match(text)):
+        if HEAD.match(text):
             raise PatchError(
                 f"unexpected {text.strip()!r} inside the block opened at patch line {head_line}",
                 where=f"patch line {index + 1}",
@@ -102,8 +105,13 @@ def parse_search_replace(text: str) -> Patch:
             notes.append(
                 f"block at patch line {head_line} names no path: it edits {path}, as the block before"
             )
-        divider = _body(lines, index + 1, _DIVIDER, "======= line", head_line)
-        tail = _body(lines, divider + 1, _TAIL, ">>>>>>> REPLACE line", head_line)
+        divider = _body(lines, index + 1, (_DIVIDER,), "======= line", head_line)
+        tail = _body(lines, divider + 1, (_TAIL, _DIVIDER), ">>>>>>> REPLACE line", head_line)
+        if _DIVIDER.match(line_content(lines[tail])):
+            notes.append(
+                f"block at patch line {head_line} ends with a second ======= line (patch line {tail + 1}):"
+                " read as its >>>>>>> REPLACE, as aider does"
+            )
         old, new = lines[index + 1 : divider], lines[divider + 1 : tail]
         if not old:
             creates.append(FileCreate(path=path, content="".join(new), patch_line=head_line))

@@ -85,6 +85,18 @@ def test_replace_lines_cannot_be_markers_and_search_stops_at_marker_lines() -> N
     assert not accepts([snap], SR, block("notes.txt", "body\n", ">>>>>>> REPLACE\n"))
 
 
+def test_a_second_divider_closes_replace_and_the_patch_parses_and_checks(tmp_path: Path) -> None:
+    snap = decode_file("app.py", APP)
+    text = "app.py\n<<<<<<< SEARCH\ndef f():\n=======\ndef f(x):\n=======\n"
+    assert accepts([snap], SR, text)
+    assert accepts([snap], SR, text + block("app.py", "def g():\n", "def g(y):\n"))
+    assert not accepts([snap], SR, text + "=======\n")  # a third divider is a stray line
+    (tmp_path / "app.py").write_bytes(APP)
+    patch = parse_patch(text, "search-replace")
+    assert check_patch(patch, tmp_path).ok and apply_patch(patch, tmp_path).applied
+    assert (tmp_path / "app.py").read_bytes() == APP.replace(b"def f():", b"def f(x):")
+
+
 def test_replace_sections_can_be_bounded() -> None:
     snap = decode_file("app.py", APP)
     grammar = build_edit_grammar([snap], SR, max_replace_lines=2).grammar

@@ -54,6 +54,17 @@ def test_empty_search_creates_a_file() -> None:
     assert [(c.path, c.content) for c in patch.creates] == [("new.txt", "hello\n")]
 
 
+def test_a_second_divider_ends_the_replace_text_as_in_aider() -> None:
+    patch = parse_search_replace(
+        "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n=======\nb.py\n<<<<<<< SEARCH\nz\n=======\n>>>>>>> REPLACE\n"
+    )
+    assert [(e.path, e.old, e.new) for e in patch.edits] == [
+        ("a.py", ("x\n",), ("y\n",)),
+        ("b.py", ("z\n",), ()),
+    ]
+    assert len(patch.notes) == 1 and "(patch line 6)" in patch.notes[0] and "aider" in patch.notes[0]
+
+
 @pytest.mark.parametrize(
     ("text", "line", "says"),
     [
