@@ -6,6 +6,7 @@ alike; we report the median over repetitions of each variant's ms/token and the 
 unconstrained. The loop is the same for every variant: forward → (mask → apply) → argmax.
 
     python bench/e2e.py --json [--schema docs/examples/purchase_order.json] [--reps 3]
+    python bench/e2e.py --json --fresh-process [--schemas 6] [--max-tokens 96]   # as a user runs it
 """
 
 from __future__ import annotations
@@ -126,7 +127,20 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=0, help="torch threads (0: torch's default; 1 on a busy machine)"
     )
+    parser.add_argument(
+        "--fresh-process",
+        action="store_true",
+        help="`gramwright generate` in new processes, the peers replaying its tokens (bench/e2e_fresh.py)",
+    )
+    parser.add_argument("--schemas", type=int, default=6, help="with --fresh-process: how many schemas")
     args = parser.parse_args()
+    if args.fresh_process:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from e2e_fresh import run as run_fresh
+
+        fresh = run_fresh(args.schemas, args.max_tokens)
+        print(json.dumps(fresh, indent=2) if args.json else fresh)
+        return
     if args.threads:
         torch.set_num_threads(args.threads)
 

@@ -86,9 +86,7 @@ class Ours:
         self.isolated = isolated
         self.bitmask = np.zeros((1, num_words(vocab.size)), dtype=np.int32)  # as the peers allocate
         # per-tokenizer preparation, as the peers' tokenizer objects do
-        vocab.tables.arrays()
-        vocab.tables.trie()
-        vocab.tables.tail_sets()
+        vocab.tables.prepare()
 
     def compile(self, schema: Any) -> Any:
         from gramwright.engine.matcher import GrammarEngine

@@ -117,6 +117,14 @@ def test_a_sibling_file_ref_generates_and_validates(tmp_path: Path) -> None:
         main, "One pen.", sampling=gramwright.SamplingOptions(max_tokens=60)
     )
     assert result.validation is not None
+    out = result.to_dict()  # what `generate --format json` prints
+    assert out["token_ids"] == result.token_ids and len(out["token_ids"]) in (
+        result.tokens,
+        result.tokens - 1,
+    )
+    assert (
+        out["metrics"]["engine_ms"] > 0
+    )  # the engine (and the tokenizer's tables) built before the first mask
     if result.finish_reason == "stop":
         # the mask enforced the $ref'd item schema, so the value validates through the registry
         assert result.validation.valid, (result.text, result.validation.errors)

@@ -11,6 +11,7 @@ Form comes from the mask; content does not: a schema-constrained result is valid
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,7 @@ class Generation:
             "model": self.model,
             "device": self.device,
             "metrics": self.metrics,
+            "token_ids": list(self.token_ids),  # to replay the run in another engine
         }
         if self.validation is not None:
             out.update(self.validation.to_dict())
@@ -92,6 +94,7 @@ class Generator:
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
         self._engines: dict[int, GrammarEngine] = {}
+        self._engine_ms = 0.0  # building the latest engine (with the tokenizer's tables, first time)
 
     @property
     def model_loaded(self) -> bool:
@@ -115,10 +118,17 @@ class Generator:
 
         self.load_model(progress)
         key = hash(source.grammar)
-        if key not in self._engines:
+        if key in self._engines:
+            self._engine_ms = 0.0  # the engine of the request before: nothing built
+        else:
             progress("building the grammar engine")
+            t0 = time.perf_counter()
+            # the per-tokenizer tables (vocabulary trie, byte tables: ~0.4 s, once per process)
+            # are built here, with the engine, and not inside the first mask that needs them
+            self._vocab.tables.prepare()
             # only the latest grammar is kept: an edited schema makes the old engine useless
             self._engines = {key: load_engine(source.grammar, self._vocab, use_cache=use_cache)}
+            self._engine_ms = (time.perf_counter() - t0) * 1000
         return self._engines[key]
 
     def run(
@@ -168,6 +178,7 @@ class Generator:
         )
         if engine is not None:
             result.metrics["grammar_cache_hit"] = engine.from_cache
+            result.metrics["engine_ms"] = round(self._engine_ms, 1)
             if cache_engine:
                 save_engine(engine)  # the next process starts with warm masks
         validation = None

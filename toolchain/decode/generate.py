@@ -156,6 +156,9 @@ def _metrics(
                 "compile_ms": round(engine.compiled.compile_ms, 2),
                 "mask_us_p50": round(_percentile(masks, 50), 1),
                 "mask_us_p99": round(_percentile(masks, 99), 1),
+                "mask_us_mean": round(sum(masks) / len(masks), 1) if masks else 0.0,
+                # the masker's share of the whole token time (forward, mask, sampling, bookkeeping)
+                "mask_share_of_token": round(sum(masks) / 1e6 / elapsed, 4) if elapsed else 0.0,
                 "mask_cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
                 "clipped_mass_avg": round(sum(masses) / len(masses), 4) if masses else 0.0,
                 "clipped_mass_max": round(max(masses), 4) if masses else 0.0,

@@ -140,6 +140,12 @@ class VocabularyTables:
             )
         return self._arrays
 
+    def prepare(self) -> None:
+        """Build the per-tokenizer tables every engine's first masks need, now (idempotent)."""
+        self.arrays()
+        self.trie()
+        self.tail_sets()
+
     def trie(self) -> TokenTrie:
         """The vocabulary trie, subtree index included (part of the per-tokenizer preparation,
         not of the first mask that needs it)."""

@@ -39,6 +39,14 @@ WARM_SCHEMAS: list[dict[str, object]] = [
     {"type": "object", "properties": {"name": {"type": "string"}, "id": {"type": "integer"}}},
     {},  # any JSON value
 ]
+# The same states one level down: a value inside an array or object is keyed apart from the same
+# value as the whole document (a token may run past its end into what follows there, never at
+# the document's end), and real schemas' values are members. Measured: with top-level strings
+# only, the purchase-order schema's `"supplier"` (maxLength 64) found 1 of 94 masks in the store.
+WARM_SCHEMAS += [
+    {"type": "array", "items": s}
+    for s in [*_STRINGS, {"type": "number"}, {"type": "integer"}, {"type": "integer", "minimum": 0}]
+]
 
 
 @dataclass(frozen=True)
