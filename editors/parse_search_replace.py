@@ -14,8 +14,9 @@
 
 Markers as aider accepts them: 5–9 ``<``/``=``/``>``, ``SEARCH>`` tolerated (Claude 4 writes it),
 trailing whitespace allowed; as in aider, a second divider also ends the REPLACE text (models
-close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted). A block without a path line reuses the previous block's path (noted).
-An empty SEARCH creates a file. Text outside blocks (prose, fences) is ignored.
+close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted). A block without a path
+line reuses the previous block's path (noted). An empty SEARCH creates a file. Text outside
+blocks (prose, fences) is ignored.
 """
 
 from __future__ import annotations
