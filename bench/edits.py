@@ -8,10 +8,13 @@ temporary directory holding the case's file, tests and support files — and the
 control (they must all apply and pass).
 
 Truncated outputs (``finish_reason`` ``length``) are counted apart: the apply rate of the
-constrained mode is over the outputs that finished (``stop``), where it must be 100%.
+constrained mode is over the outputs that finished (``stop``), where it must be 100%. As in
+``gramwright edit --apply``, a truncated output is never applied (its tests are not run); whether
+its hunks so far would apply is reported as ``truncated_prefix_applies``.
 
     python bench/edits.py --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
                           [--max-tokens 256] [--timeout 60] [--model M] [--log runs.jsonl]
+    python bench/edits.py --summarise runs.jsonl
 """
 
 from __future__ import annotations
@@ -112,7 +115,9 @@ def one(
         "failures": None if result.report is None or result.applicable else result.report.feedback()[:400],
         "text": result.generation.text,
     }
-    if result.applicable and result.patch is not None:
+    # as `gramwright edit --apply`: a truncated output is never applied, even where its hunks so
+    # far would apply (counted apart as ``truncated_prefix_applies``)
+    if result.applicable and result.patch is not None and result.finish_reason == "stop":
         applied = apply_patch(result.patch, d)
         out["applied"] = applied.applied
         if applied.applied:
@@ -133,9 +138,11 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "truncated_length": len(runs) - len(stop),
         "parsed_of_stop": rate(sum(r["parsed"] for r in stop), len(stop)),
         "apply_rate_of_stop": rate(sum(r["applies"] for r in stop), len(stop)),
-        "apply_rate_of_all": rate(sum(r["applies"] for r in runs), len(runs)),
-        "tests_pass_rate_of_all": rate(sum(bool(r.get("tests_passed")) for r in runs), len(runs)),
         "tests_pass_rate_of_stop": rate(sum(bool(r.get("tests_passed")) for r in stop), len(stop)),
+        # what a user gets per request: a truncated output is not applied, so it passes nothing
+        "applied_rate_of_all": rate(sum(r["applies"] for r in stop), len(runs)),
+        "tests_pass_rate_of_all": rate(sum(bool(r.get("tests_passed")) for r in stop), len(runs)),
+        "truncated_prefix_applies": sum(r["applies"] for r in runs if r["finish_reason"] != "stop"),
         "tokens_mean": round(sum(r["tokens"] for r in runs) / len(runs), 1) if runs else None,
         "seconds_mean": round(sum(r["seconds"] for r in runs) / len(runs), 1) if runs else None,
         "mask_ms_mean": round(sum(masks) / len(masks), 3) if masks else None,
@@ -154,7 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=None)
     ap.add_argument("--no-gold", action="store_true")
     ap.add_argument("--log", default=None, help="append each run as one JSON line here as it ends")
+    ap.add_argument("--summarise", default=None, metavar="LOG", help="only summarise a --log file")
     args = ap.parse_args(argv)
+    if args.summarise:
+        logged: dict[str, list[dict[str, Any]]] = {}
+        for line in Path(args.summarise).read_text().splitlines():
+            row = json.loads(line)
+            logged.setdefault(row.pop("key"), []).append(row)
+        print(json.dumps({key: summarise(runs) for key, runs in logged.items()}, indent=2))
+        return 0
     path = Path(args.cases)
     if not path.exists():
         print(f"error: {path}: no such file", file=sys.stderr)
