@@ -61,11 +61,18 @@ def run_tests(row: dict[str, Any], d: Path, timeout: float) -> dict[str, Any]:
     return {"tests_passed": passed, "tests_exit": why, "tests_s": round(time.perf_counter() - t0, 2)}
 
 
+def _line_ended(text: str) -> str:
+    """A section as SEARCH/REPLACE writes it: a file's last line without a newline gets one
+    (the format cannot spell its absence; the grammar writes it so, and locating tolerates it)."""
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
 def gold_text(row: dict[str, Any], fmt: str) -> str:
     if fmt == "udiff":
         return str(row["gold_unified_diff"])
     return "".join(
-        f"{row['file_path']}\n<<<<<<< SEARCH\n{b['search']}=======\n{b['replace']}>>>>>>> REPLACE\n"
+        f"{row['file_path']}\n<<<<<<< SEARCH\n{_line_ended(b['search'])}=======\n"
+        f"{_line_ended(b['replace'])}>>>>>>> REPLACE\n"
         for b in row["gold_search_replace"]
     )
 
@@ -162,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-gold", action="store_true")
     ap.add_argument("--log", default=None, help="append each run as one JSON line here as it ends")
     ap.add_argument("--summarise", default=None, metavar="LOG", help="only summarise a --log file")
+    ap.add_argument("--start", type=int, default=0, help="skip the first N cases (resume a --log run)")
+    ap.add_argument("--gold-only", action="store_true", help="only the gold control (no model)")
     args = ap.parse_args(argv)
     if args.summarise:
         logged: dict[str, list[dict[str, Any]]] = {}
@@ -177,7 +186,25 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if args.limit:
         rows = rows[: args.limit]
+    rows = rows[args.start :]
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    if args.gold_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            control = {
+                f: [{"id": r["id"], **gold_control(r, f, Path(tmp), args.timeout)} for r in rows]
+                for f in formats
+            }
+        out_gold = {
+            f: {
+                "applied": sum(g["applied"] for g in runs),
+                "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
+                "cases": len(runs),
+                "failed": [g["id"] for g in runs if not (g["applied"] and g.get("tests_passed"))],
+            }
+            for f, runs in control.items()
+        }
+        print(json.dumps({"cases": len(rows), "gold": out_gold}, indent=2))
+        return 0
     from gramwright.engine.collector import freeze_after_cold_masks
     from gramwright.generation import Generator, SamplingOptions
 

@@ -67,6 +67,7 @@ class MaskStore:
         self._segments: list[Segment] | None = None
         self._new: dict[bytes, Entry] = {}
         self._from_disk: set[bytes] = set()
+        self._names: dict[tuple[str, Hashable], bytes] = {}
         self.hits = 0
         self.misses = 0
         self.damaged = 0
@@ -94,11 +95,22 @@ class MaskStore:
             return
         self._segments.append(seg)
 
+    def _name(self, namespace: str, key: Hashable) -> bytes | None:
+        """The key's digest, once per process: a miss is looked up, computed, then ``added``."""
+        memo = (namespace, key)
+        name = self._names.get(memo)
+        if name is None:
+            try:
+                name = digest(namespace, key)
+            except TypeError:
+                return None  # not plain data: never stored
+            self._names[memo] = name
+        return name
+
     def load(self, namespace: str, key: Hashable) -> LocalMask | None:
-        try:
-            name = digest(namespace, key)
-        except TypeError:
-            return None  # not plain data: never stored
+        name = self._name(namespace, key)
+        if name is None:
+            return None
         got = self._new.get(name)
         if got is None:
             for seg in list(self.segments()):
@@ -125,9 +137,8 @@ class MaskStore:
         _remove(seg.path)
 
     def added(self, namespace: str, key: Hashable, value: LocalMask) -> None:
-        try:
-            name = digest(namespace, key)
-        except TypeError:
+        name = self._name(namespace, key)
+        if name is None:
             return
         if name not in self._from_disk:
             self._new[name] = Entry(value.accepted, value.pending_ids, value.pending_offsets)
