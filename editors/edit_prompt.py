@@ -59,9 +59,12 @@ Example:
  def total(items):
 -    return 0
 +    return sum(item["price"] for item in items)
+ 
+ def count(items):
 
 Lines starting with a space or '-' are copied exactly from the file, in the file's order.
-Start each change with a new @@ ... @@ line; write the changes in file order."""
+Start each change with a new @@ ... @@ line; write the changes in file order. End each change
+with an unchanged line (a space, then the line), unless it reaches the end of the file."""
 
 
 def edit_system_prompt(fmt: EditFormat) -> str:
