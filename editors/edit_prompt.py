@@ -59,7 +59,7 @@ Example:
  def total(items):
 -    return 0
 +    return sum(item["price"] for item in items)
- 
+\x20
  def count(items):
 
 Lines starting with a space or '-' are copied exactly from the file, in the file's order.

@@ -69,7 +69,7 @@ def _body(
     raise PatchError(
         f"the block opened at patch line {head_line} has no {what}",
         where=f"patch line {len(lines)}",
-        hint=f"close the block with a line {what}",
+        hint=f"close the block with a {what}",
     )
 
 

@@ -84,3 +84,24 @@ def test_constrained_edit_applies_and_undo_restores_the_bytes(tmp_path: Path) ->
         # truncated: reported as such, nothing written
         assert data["finish_reason"] == "length" and code == 1 and target.read_bytes() == original
         pytest.skip("the model did not finish its block within 64 tokens")
+
+
+@pytest.mark.parametrize(("fmt", "bound"), [("search-replace", True), ("udiff", False)])
+def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: bool) -> None:
+    from gramwright.cli.edit_cmd import _human
+    from gramwright.editors.edit_generate import EditResult
+    from gramwright.editors.model import EditFormat
+    from gramwright.generation import Generation
+
+    cut = "app.py\n<<<<<<< SEARCH\ndef f():\n=======\nx = 1\n"
+    gen = Generation(text=cut, finish_reason="length", tokens=24, metrics={}, model="m")
+    error = "the block opened at patch line 2 has no >>>>>>> REPLACE line"
+    result = EditResult(
+        format=EditFormat(fmt), constrained=True, root=".", files=("app.py",), generation=gen,
+        patch_text=cut, patch=None, parse_error=error, report=None,
+    )  # fmt: skip
+    text = _human(result)
+    assert (
+        "not parsed:" in text and "truncated at 24 tokens (finish_reason length): raise --max-tokens" in text
+    )
+    assert ("--max-replace-lines" in text) is bound

@@ -130,6 +130,15 @@ def _human(result: object) -> str:
         lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
     if result.applied is None and result.finish_reason != "stop" and result.applicable:
         lines.append("truncated (finish_reason length): not applied")
+    elif result.finish_reason != "stop":
+        bound = (
+            ", or bound each REPLACE section with --max-replace-lines N"
+            if result.format.value == "search-replace"
+            else ""
+        )
+        lines.append(
+            f"truncated at {g.tokens} tokens (finish_reason {g.finish_reason}): raise --max-tokens{bound}"
+        )
     if result.applied is not None and result.applied.applied:
         entry = result.applied.entry_id
         lines.append(
