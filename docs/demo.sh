@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job, end to end on the embedded SmolLM2-135M-Instruct (CPU is fine): lint a schema,
-# compile it to canonical GBNF, check documents, then generate under token masks and validate.
+# compile it to canonical GBNF, check documents, generate under token masks and validate, then edit
+# a file under a grammar built from it (and undo).
 # Run through `make demo` (it creates the virtualenv first). Exits 0 when every step behaved as the
 # tool promises — a rejected document or an invalid generation is a result, not a failure; a usage
 # or internal error (exit 2) fails the demo.
@@ -65,6 +66,25 @@ say "5. a labelled truncation: the same request with --max-tokens 24 (finish_rea
 run $GW generate --schema "$PO" --close-objects --max-tokens 24 \
   --prompt "请为行政部生成一份采购申请：向联想采购2台笔记本电脑，每台5999元，加急。" || true
 summary+=("generate: a truncated run is reported as length, not repaired into a value")
+
+say "6. a constrained edit: SEARCH/REPLACE under a grammar built from the file (applies by construction), then undo"
+mkdir -p "$TMP/proj"
+printf 'NAME = "demo"\nPORT = 8000\nDEBUG = False\n' >"$TMP/proj/config.py"
+cp "$TMP/proj/config.py" "$TMP/config.orig"
+if run $GW edit "$TMP/proj/config.py" --root "$TMP/proj" -i "Change PORT to 9000." \
+  --max-tokens 64 --max-replace-lines 2 --apply; then
+  printf '$ cat config.py\n' >&2
+  cat "$TMP/proj/config.py" >&2
+  run $GW undo --root "$TMP/proj"
+  if cmp -s "$TMP/proj/config.py" "$TMP/config.orig"; then
+    summary+=("edit: the patch applied (form by construction; its content is the model's), and undo restored the file byte for byte")
+  else
+    echo "demo: undo did not restore config.py" >&2
+    exit 2
+  fi
+else
+  summary+=("edit: the model did not finish its block within 64 tokens: reported, nothing written")
+fi
 
 say "what this demo showed"
 for line in "${summary[@]}"; do printf '  • %s\n' "$line" >&2; done

@@ -50,3 +50,5 @@ def test_the_demo_script_exits_zero_and_says_what_it_showed() -> None:
     assert "Traceback" not in out.stderr
     assert "finish_reason: stop" in out.stderr or "finish_reason: length" in out.stderr
     assert "truncated: the output hit --max-tokens 24" in out.stderr
+    # the edit step: applied and undone byte for byte, or reported as unfinished with nothing written
+    assert "edit: the patch applied" in out.stderr or "edit: the model did not finish" in out.stderr
