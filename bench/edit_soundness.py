@@ -70,7 +70,13 @@ def sources(case_limit: int) -> dict[str, bytes]:
 
 
 def run(
-    walks: int, budget: int, seed: int = 0, finish: float = 0.35, case_limit: int = 34, debug: bool = False
+    walks: int,
+    budget: int,
+    seed: int = 0,
+    finish: float = 0.35,
+    case_limit: int = 34,
+    debug: bool = False,
+    max_new_lines: int | None = None,
 ) -> dict[str, Any]:
     import numpy as np
 
@@ -127,7 +133,7 @@ def run(
             key = (target, fmt)
             if key not in engines:
                 snaps = [decode_file(n, files[n]) for n in target]
-                eg = build_edit_grammar(snaps, fmt)
+                eg = build_edit_grammar(snaps, fmt, max_replace_lines=max_new_lines)
                 engines[key] = (eg, GrammarEngine(eg.grammar, vocab))
             eg, engine = engines[key]
             counts["walks"] += 1
@@ -225,8 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=int, default=160)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--finish", type=float, default=0.35)
+    ap.add_argument("--max-new-lines", type=int, default=None, help="the grammars' --max-replace-lines")
     args = ap.parse_args(argv)
-    result = run(args.walks, args.budget, args.seed, args.finish)
+    result = run(args.walks, args.budget, args.seed, args.finish, max_new_lines=args.max_new_lines)
+    result["max_new_lines"] = args.max_new_lines
     print(json.dumps(result, indent=2) if args.json else result)
     bad = result["empty_masks"] + result["parse_failed"] + result["check_failed"] + result["apply_failed"]
     return 1 if bad else 0

@@ -14,6 +14,7 @@ its hunks so far would apply is reported as ``truncated_prefix_applies``.
 
     python bench/edits.py --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
                           [--max-tokens 256] [--timeout 60] [--model M] [--log runs.jsonl]
+                          [--modes constrained,unconstrained] [--max-replace-lines N]
     python bench/edits.py --summarise runs.jsonl
 """
 
@@ -89,7 +90,14 @@ def gold_control(row: dict[str, Any], fmt: str, base: Path, timeout: float) -> d
 
 
 def one(
-    row: dict[str, Any], fmt: str, constrain: bool, gen: Any, sampling: Any, base: Path, timeout: float
+    row: dict[str, Any],
+    fmt: str,
+    constrain: bool,
+    gen: Any,
+    sampling: Any,
+    base: Path,
+    timeout: float,
+    max_new_lines: int | None = None,
 ) -> dict[str, Any]:
     from gramwright.editors import apply_patch
     from gramwright.editors.edit_generate import generate_edit
@@ -105,6 +113,7 @@ def one(
         mode="check",
         sampling=sampling,
         generator=gen,
+        max_replace_lines=max_new_lines,
     )
     m = result.generation.metrics
     out: dict[str, Any] = {
@@ -171,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summarise", default=None, metavar="LOG", help="only summarise a --log file")
     ap.add_argument("--start", type=int, default=0, help="skip the first N cases (resume a --log run)")
     ap.add_argument("--gold-only", action="store_true", help="only the gold control (no model)")
+    ap.add_argument("--modes", default="constrained,unconstrained")
+    ap.add_argument(
+        "--max-replace-lines", type=int, default=None, help="as gramwright edit's (constrained runs only)"
+    )
     args = ap.parse_args(argv)
     if args.summarise:
         logged: dict[str, list[dict[str, Any]]] = {}
@@ -220,9 +233,14 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 if not args.no_gold:
                     gold[fmt].append({"id": row["id"], **gold_control(row, fmt, base, args.timeout)})
-                for constrain in (True, False):
+                modes = [m.strip() for m in args.modes.split(",")]
+                for constrain in [m == "constrained" for m in modes]:
                     key = f"{fmt}/{'constrained' if constrain else 'unconstrained'}"
-                    got = {"id": row["id"], **one(row, fmt, constrain, gen, sampling, base, args.timeout)}
+                    cap = args.max_replace_lines if constrain else None
+                    got = {
+                        "id": row["id"],
+                        **one(row, fmt, constrain, gen, sampling, base, args.timeout, cap),
+                    }
                     per.setdefault(key, []).append(got)
                     if args.log:
                         with open(args.log, "a", encoding="utf-8") as fh:
@@ -236,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         "cases": len(rows),
         "formats": formats,
         "max_tokens": args.max_tokens,
+        "max_replace_lines": args.max_replace_lines,
         "model": args.model or "embedded SmolLM2-135M-Instruct",
         "seconds": round(time.perf_counter() - t0, 1),
         "summary": {key: summarise(runs) for key, runs in per.items()},

@@ -79,7 +79,7 @@ def build_edit_grammar(
 ) -> EditGrammar:
     """The file-aware grammar of ``fmt`` for ``snapshots`` (a file no run of whose lines is
     unique — an empty one — cannot be located by any edit: refused). ``max_replace_lines``
-    bounds a SEARCH/REPLACE block's new lines (ignored for diffs)."""
+    bounds a SEARCH/REPLACE block's new lines, or a diff's ``+`` lines in a row."""
     t0 = time.perf_counter()
     udiff = fmt is EditFormat.UDIFF
     if fmt not in (EditFormat.UDIFF, EditFormat.SEARCH_REPLACE):
@@ -102,7 +102,7 @@ def build_edit_grammar(
         lines[snap.path] = fl
     targets = list(lines.values())
     if udiff:
-        built = udiff_grammar(targets, new_files)
+        built = udiff_grammar(targets, new_files, max_replace_lines)
     else:
         built = search_replace_grammar(targets, new_files, max_replace_lines)
     grammar = prepare(built)

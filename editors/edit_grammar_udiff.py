@@ -53,8 +53,11 @@ def udiff_head(path: str, new: bool = False) -> str:
 
 
 class _File:
-    def __init__(self, rules: Rules, k: int, lines: FileLines, after: str) -> None:
+    def __init__(self, rules: Rules, k: int, lines: FileLines, after: str, capped: bool = False) -> None:
         self.rules = rules
+        # with a cap on added lines in a row (``u-plus-run``), a run of ``+`` lines leads to the
+        # state's ``B`` twin: the same lines as its ``b`` state, without another run of ``+``
+        self.capped = capped
         self.p = f"u{k}"
         self.lines = lines
         self.after = after
@@ -69,6 +72,19 @@ class _File:
         if not self.rules.has(name):
             self.rules.add(name, literal(mark + text))
         return name
+
+    def plus(self, b_rule: str, b_branches: list[Expr]) -> list[Expr]:
+        """The ``+`` branch of a state whose ``b`` state is ``b_rule`` (with ``b_branches``, its
+        branches other than ``+``): a loop back to it, or — capped — one bounded run of ``+``
+        lines to its ``B`` twin (none when that twin could go nowhere)."""
+        if not self.capped:
+            return [seq(Ref("u-plus"), Ref(b_rule))]
+        if not b_branches or not self.rules.has("u-plus-run"):
+            return []
+        twin = b_rule[: b_rule.rindex("b")] + "B" + b_rule[b_rule.rindex("b") + 1 :]
+        if not self.rules.has(twin):
+            self.rules.add(twin, *b_branches)
+        return [seq(Ref("u-plus-run"), Ref(twin))]
 
     def u(self, j: int, flag: str) -> str | None:
         name = f"{self.p}-{flag}{j}"
@@ -98,18 +114,24 @@ class _File:
         if rules.has(f"{p}-p{j}"):
             nexts.insert(0, seq(Ref("u-hunk"), Ref(f"{p}-p{j}")))
         end = rules.add(f"{p}-e{j}", *nexts)
-        for flag in ("z", "b", "c", "a"):
-            if flag == "z" and not (j == n and n and not self.lines.final_newline):
-                continue
-            branches: list[Expr] = []
+
+        def lines_of(flag: str) -> list[Expr]:
+            out: list[Expr] = []
             if j < n and flag != "z":
                 ctx_flag = self.after_context(j, flag)
                 ctx = self.u(j + 1, ctx_flag) if ctx_flag else None
-                branches += self.steps(j, ctx, self.u(j + 1, "b"), False)
-            if flag != "z":
-                branches.append(seq(Ref("u-plus"), Ref(f"{p}-b{j}")))
+                out += self.steps(j, ctx, self.u(j + 1, "b"), False)
             if flag in ("c", "z") or (flag == "b" and j == n):
-                branches.append(Ref(end))
+                out.append(Ref(end))
+            return out
+
+        b_lines = lines_of("b")
+        for flag in ("z", "b", "c", "a"):
+            if flag == "z" and not (j == n and n and not self.lines.final_newline):
+                continue
+            branches = lines_of(flag)
+            if flag != "z":
+                branches += self.plus(f"{p}-b{j}", b_lines)
             if branches:
                 rules.add(f"{p}-{flag}{j}", *branches)
 
@@ -117,6 +139,7 @@ class _File:
         """Rules for the forced lines of the run from ``i`` after ``depth`` of them, by flag."""
         k = self.lines.unique[i]
         out: dict[str, str | None] = {}
+        b_steps: list[Expr] = []
         for m in range(k - 1, depth - 1, -1):
             j = i + m
             for flag in ("b", "a"):
@@ -125,12 +148,14 @@ class _File:
                 else:
                     ctx_flag = self.after_context(j, flag)
                     ctx, dele = (self.u(j + 1, ctx_flag) if ctx_flag else None), self.u(j + 1, "b")
+                branches = self.steps(j, ctx, dele, False)
+                if flag == "b":
+                    b_steps = list(branches)  # what the b state's B twin may do (capped)
                 name = f"{self.p}-f{i}-{m}{flag}"
                 if self.rules.has(name):
                     out[f"{m}{flag}"] = name
                     continue
-                branches = self.steps(j, ctx, dele, False)
-                branches.append(seq(Ref("u-plus"), Ref(f"{self.p}-f{i}-{m}b")))
+                branches += self.plus(f"{self.p}-f{i}-{m}b", b_steps)
                 out[f"{m}{flag}"] = self.rules.add(name, *branches)
         return {flag: out.get(f"{depth}{flag}") for flag in ("a", "b")}
 
@@ -150,6 +175,7 @@ class _File:
                 rules.add(f"{p}-p{j}", *branches)
             self.continuation(j)
         for node in line_trie(lines, starts):
+            b_alts: list[Expr] = []
             for flag in ("b", "a"):
                 alts: list[Expr] = []
                 for _text, child, start in node.children:
@@ -160,7 +186,9 @@ class _File:
                     else:
                         ctx, dele = self._leaf_targets(start, node.depth + 1, flag)
                     alts += self.steps(start + node.depth, ctx, dele, True)
-                alts.append(seq(Ref("u-plus"), Ref(f"{p}-t{node.ident}b")))
+                if flag == "b":
+                    b_alts = list(alts)
+                alts += self.plus(f"{p}-t{node.ident}b", b_alts)
                 rules.add(f"{p}-t{node.ident}{flag}", *alts)
         return Entry(udiff_head(lines.path), f"{p}-t0a")
 
@@ -180,15 +208,25 @@ def _plus_rule(rules: Rules) -> None:
     rules.add("u-hunk", literal(HUNK))
 
 
-def udiff_grammar(files: Sequence[FileLines], new_files: Sequence[str] = ()) -> Grammar:
+def udiff_grammar(
+    files: Sequence[FileLines], new_files: Sequence[str] = (), max_added_lines: int | None = None
+) -> Grammar:
     """The grammar of unified diffs that apply to ``files`` (and create ``new_files``); every
-    file must have a unique run (see ``search_replace_grammar``)."""
+    file must have a unique run (see ``search_replace_grammar``). ``max_added_lines`` bounds each
+    run of ``+`` lines in a hunk (a new file's lines are not bounded): a small model that repeats
+    an added line is made to go on with the file's lines or end the hunk."""
     rules = Rules()
     _plus_rule(rules)
+    capped = max_added_lines is not None
+    if max_added_lines is not None:
+        if max_added_lines < 0:
+            raise ValueError("max_added_lines must be at least 0")
+        if max_added_lines:  # 0: hunks only remove lines
+            rules.add("u-plus-run", repeat(Ref("u-plus"), 1, max_added_lines))
 
     def build(k: int, after: str) -> Entry:
         if k < len(files):
-            return _File(rules, k, files[k], after).build()
+            return _File(rules, k, files[k], after, capped).build()
         path = new_files[k - len(files)]
         body = seq(Ref("u-plus"), repeat(Ref("u-plus"), 0, None), Ref(after))
         return Entry(udiff_head(path, new=True), rules.add(f"new{k}", body))

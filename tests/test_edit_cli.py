@@ -86,8 +86,10 @@ def test_constrained_edit_applies_and_undo_restores_the_bytes(tmp_path: Path) ->
         pytest.skip("the model did not finish its block within 64 tokens")
 
 
-@pytest.mark.parametrize(("fmt", "bound"), [("search-replace", True), ("udiff", False)])
-def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: bool) -> None:
+@pytest.mark.parametrize(
+    ("fmt", "bound"), [("search-replace", "REPLACE section"), ("udiff", "run of + lines")]
+)
+def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: str) -> None:
     from gramwright.cli.edit_cmd import _human
     from gramwright.editors.edit_generate import EditResult
     from gramwright.editors.model import EditFormat
@@ -104,4 +106,4 @@ def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: bool) -
     assert (
         "not parsed:" in text and "truncated at 24 tokens (finish_reason length): raise --max-tokens" in text
     )
-    assert ("--max-replace-lines" in text) is bound
+    assert f"or bound each {bound} with --max-replace-lines N" in text

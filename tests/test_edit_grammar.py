@@ -163,6 +163,29 @@ def test_udiff_hunks_change_something_and_end_in_context_or_at_the_end() -> None
     assert accepts([twice], UD, UD_HEAD + "-a\n b\n c\n")
 
 
+def test_udiff_runs_of_added_lines_can_be_bounded(tmp_path: Path) -> None:
+    snap = decode_file("app.py", APP)
+
+    def capped(text: str, cap: int) -> bool:
+        rec = Recognizer(compile_grammar(build_edit_grammar([snap], UD, max_replace_lines=cap).grammar))
+        return rec.try_feed(text.encode()) and rec.is_accepting()
+
+    two = UD_HEAD + " def f():\n+    x = 1\n+    y = 2\n     pass\n \n"
+    three = UD_HEAD + " def f():\n+    x = 1\n+    y = 2\n+    z = 3\n     pass\n \n"
+    assert capped(two, 2) and not capped(three, 2) and capped(three, 3) and accepts([snap], UD, three)
+    # a run ends at a file line (context or removed) and another run may follow it
+    again = UD_HEAD + " def f():\n+    x = 1\n-    pass\n+    return 1\n \n"
+    assert capped(again, 1)
+    assert capped(UD_HEAD + " def g():\n-    pass\n+    return 2\n+    # end\n", 2)  # at the end
+    assert not capped(UD_HEAD + " def f():\n+    x = 1\n     pass\n \n", 0)  # 0: only removals
+    assert capped(UD_HEAD + " def f():\n-    pass\n \n", 0)
+    (tmp_path / "app.py").write_bytes(APP)
+    patch = parse_patch(
+        number_hunks(three, {"app.py": build_edit_grammar([snap], UD).lines["app.py"]}), "udiff"
+    )
+    assert check_patch(patch, tmp_path).ok
+
+
 def test_udiff_no_newline_marker_and_nothing_added_after_a_marked_context_line() -> None:
     snap = decode_file("app.py", APP.rstrip(b"\n"))
     marker = "\\ No newline at end of file\n"
@@ -210,3 +233,7 @@ def test_random_walks_on_real_files_are_sound() -> None:
     assert result["parse_failed"] == result["check_failed"] == result["apply_failed"] == 0, result["failures"]
     assert result["applied"] == result["ended"] >= 150
     assert max(result["edits_per_patch"]) >= 2  # several blocks/hunks per patch, not only one
+    capped = module.run(walks=80, budget=160, seed=6, case_limit=4, max_new_lines=1)
+    assert capped["empty_masks"] == 0, capped["failures"]
+    assert capped["parse_failed"] == capped["check_failed"] == capped["apply_failed"] == 0, capped["failures"]
+    assert capped["applied"] == capped["ended"] >= 40

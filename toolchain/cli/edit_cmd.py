@@ -58,7 +58,7 @@ def edit(
     model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
     max_tokens: int = typer.Option(512, "--max-tokens", min=1),
     max_replace_lines: int | None = typer.Option(
-        None, "--max-replace-lines", min=0, help="search-replace: at most N new lines per block."
+        None, "--max-replace-lines", min=0, help="At most N new lines per block (udiff: per run of + lines)."
     ),
     temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
     seed: int | None = typer.Option(None, "--seed"),
@@ -131,11 +131,8 @@ def _human(result: object) -> str:
     if result.applied is None and result.finish_reason != "stop" and result.applicable:
         lines.append("truncated (finish_reason length): not applied")
     elif result.finish_reason != "stop":
-        bound = (
-            ", or bound each REPLACE section with --max-replace-lines N"
-            if result.format.value == "search-replace"
-            else ""
-        )
+        what = "each REPLACE section" if result.format.value == "search-replace" else "each run of + lines"
+        bound = f", or bound {what} with --max-replace-lines N"
         lines.append(
             f"truncated at {g.tokens} tokens (finish_reason {g.finish_reason}): raise --max-tokens{bound}"
         )
