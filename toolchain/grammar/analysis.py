@@ -159,7 +159,9 @@ def find_left_recursion(g: Grammar) -> list[str] | None:
 
 
 def _prune_expr(expr: Expr, productive: Set[str]) -> Expr | None:
-    """Drop what can never complete; None when nothing of ``expr`` can."""
+    """Drop what can never complete; None when nothing of ``expr`` can. An expression with
+    nothing to drop is returned as it is (not rebuilt: an edit grammar has ~10 rules per file
+    line, and rebuilding every node was most of ``prepare``'s time)."""
     if isinstance(expr, Literal):
         return expr
     if isinstance(expr, CharClass):
@@ -170,14 +172,21 @@ def _prune_expr(expr: Expr, productive: Set[str]) -> Expr | None:
         parts = [_prune_expr(i, productive) for i in expr.items]
         if any(p is None for p in parts):
             return None
+        if all(p is i for p, i in zip(parts, expr.items, strict=True)):
+            return expr
         return seq(*[p for p in parts if p is not None])
     if isinstance(expr, Alt):
-        kept = [p for p in (_prune_expr(i, productive) for i in expr.items) if p is not None]
+        pruned = [_prune_expr(i, productive) for i in expr.items]
+        if all(p is i for p, i in zip(pruned, expr.items, strict=True)):
+            return expr
+        kept = [p for p in pruned if p is not None]
         return alt(*kept) if kept else None
     assert isinstance(expr, Repeat)
     inner = _prune_expr(expr.item, productive)
     if inner is None:
         return EMPTY if expr.min == 0 else None
+    if inner is expr.item:
+        return expr
     return repeat(inner, expr.min, expr.max)
 
 

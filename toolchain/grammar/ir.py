@@ -203,11 +203,18 @@ def walk(expr: Expr) -> Iterator[Expr]:
 
 
 def refs(expr: Expr) -> list[str]:
-    """Rule names referenced by ``expr``, in first-occurrence order."""
+    """Rule names referenced by ``expr``, in first-occurrence order (``walk``'s pre-order,
+    inlined: it runs over every rule of a grammar several times in ``prepare``)."""
     seen: dict[str, None] = {}
-    for node in walk(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
         if isinstance(node, Ref):
             seen.setdefault(node.name, None)
+        elif isinstance(node, (Seq, Alt)):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, Repeat):
+            stack.append(node.item)
     return list(seen)
 
 
