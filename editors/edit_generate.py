@@ -202,7 +202,8 @@ def generate_edit(
     fmt = EditFormat(fmt)
     base = Path(root).resolve() if root is not None else find_root()
     snaps = read_targets(files, base)
-    grammar = build_edit_grammar(snaps, fmt, new_files, max_replace_lines)
+    with cold_work():  # ~10 rules and a literal per file line: the collector would scan them all
+        grammar = build_edit_grammar(snaps, fmt, new_files, max_replace_lines)
     source = CompiledSource(
         grammar=grammar.grammar, kind="gbnf", name=f"<{fmt.value} grammar>", compile_ms=grammar.build_ms
     )

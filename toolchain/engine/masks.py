@@ -83,7 +83,7 @@ class MaskComputer:
         self.shared_masks = vocab.tables.shared_masks
         self._chain_lids: dict[Chain, int] = {}
         self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
-        self._stable: dict[Hashable, Hashable] = {}  # a grammar-own key → its name on disk
+        self._stable: dict[Hashable, tuple[Hashable, ...]] = {}  # a grammar-own key → its name on disk
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -219,7 +219,7 @@ class MaskComputer:
         key = (band, tuple(keys.canonical_state(rs, horizon) for rs in chain), bottom)
         # the same key as data that means the same in every process compiling this grammar
         names = tuple(keys.canonical_name(rs, horizon) for rs in chain)
-        self._stable[key] = (self.cg.hash, band, names, bottom)
+        self._stable[key] = (band, names, bottom)  # on disk under (the grammar's hash, …)
         return key, False
 
     def _banded(self, chain: Chain) -> bool:
@@ -284,7 +284,7 @@ class MaskComputer:
         else:
             got = self.local_masks.get(key)
             if got is None and backing is not None:
-                got = backing.load(GRAMMAR_NAMESPACE, self._stable[key])
+                got = backing.load(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable[key]))
                 if got is not None:
                     self.local_masks[key] = got
         if got is None:
@@ -308,7 +308,7 @@ class MaskComputer:
             else:
                 self.local_masks[key] = got
                 if backing is not None:
-                    backing.added(GRAMMAR_NAMESPACE, self._stable[key], got)
+                    backing.added(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable[key]), got)
         return got
 
 

@@ -93,7 +93,10 @@ def expr_nullable(expr: Expr, nullable: Set[str]) -> bool:
     return expr.min == 0 or expr_nullable(expr.item, nullable)
 
 
-def nullable_rules(g: Grammar) -> set[str]:
+def nullable_rules(g: Grammar) -> frozenset[str]:
+    """The rules that can match the empty string (computed once per grammar: it is immutable)."""
+    if g._nullable is not None:
+        return g._nullable
     nullable: set[str] = set()
     changed = True
     while changed:
@@ -102,7 +105,9 @@ def nullable_rules(g: Grammar) -> set[str]:
             if name not in nullable and expr_nullable(body, nullable):
                 nullable.add(name)
                 changed = True
-    return nullable
+    got = frozenset(nullable)
+    object.__setattr__(g, "_nullable", got)
+    return got
 
 
 def _first_refs(expr: Expr, nullable: Set[str], out: set[str]) -> None:
