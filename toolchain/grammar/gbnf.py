@@ -43,6 +43,7 @@ maximum above 2000 into "unbounded" and rejects a minimum above 2000; we keep th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gramwright.grammar.errors import GrammarSyntaxError, UndefinedRuleError
 from gramwright.grammar.ir import (
@@ -61,7 +62,7 @@ from gramwright.grammar.ir import (
 )
 from gramwright.positions import line_col
 
-__all__ = ["emit_gbnf", "is_rule_name", "parse_gbnf"]
+__all__ = ["emit_gbnf", "emit_rules", "is_rule_name", "parse_gbnf"]
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
 _NAME_RE = re.compile(r"[a-zA-Z0-9-]+")
@@ -370,28 +371,40 @@ _TOP, _ALT, _SEQ, _REP = range(4)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+# How one character of a literal is written (given the characters to backslash), and how a
+# character class is written: the canonical spelling below, or an export's (``export.gbnf_text``).
+CharSpelling = Callable[[str, str], str]
+ClassSpelling = Callable[[CharClass], str]
+
+
 def emit_gbnf(grammar: Grammar) -> str:
     """Canonical GBNF: deterministic, one ``name ::= body`` line per rule, root first.
 
     Raises :class:`ValueError` for what GBNF cannot write: an invalid rule name, an empty
     non-negated character class (it matches nothing), an empty alternation, bad repeat bounds.
     """
+    return emit_rules(grammar, _escape, _emit_class)
+
+
+def emit_rules(grammar: Grammar, char: CharSpelling, char_class: ClassSpelling) -> str:
+    """The GBNF structure (rule lines, root first, the parentheses the tree needs) with
+    characters spelled by ``char`` and ``char_class``; raises as :func:`emit_gbnf` does."""
     order = [grammar.root, *(name for name in grammar.rules if name != grammar.root)]
     lines = []
     for name in order:
         if not is_rule_name(name):
             raise ValueError(f"{name!r} is not a GBNF rule name ([a-zA-Z0-9-]+)")
-        lines.append(f"{name} ::= {_emit(grammar.rules[name], _TOP)}\n")
+        lines.append(f"{name} ::= {_emit(grammar.rules[name], _TOP, char, char_class)}\n")
     return "".join(lines)
 
 
-def _emit(expr: Expr, ctx: int) -> str:
+def _emit(expr: Expr, ctx: int, char: CharSpelling, char_class: ClassSpelling) -> str:
     if isinstance(expr, Literal):
-        text = '"' + "".join(_escape(ch, '"\\') for ch in expr.text) + '"'
+        text = '"' + "".join(char(ch, '"\\') for ch in expr.text) + '"'
         # llama.cpp refuses a quantifier right after "" (nothing to repeat), so keep it grouped.
         return f"({text})" if ctx == _REP and not expr.text else text
     if isinstance(expr, CharClass):
-        return _emit_class(expr)
+        return char_class(expr)
     if isinstance(expr, Ref):
         if not is_rule_name(expr.name):
             raise ValueError(f"reference to {expr.name!r}, which is not a GBNF rule name")
@@ -399,18 +412,18 @@ def _emit(expr: Expr, ctx: int) -> str:
     if isinstance(expr, Seq | Alt) and len(expr.items) <= 1:
         # Not normal form; write the meaning (the item, or the empty sequence) rather than fail.
         if expr.items:
-            return _emit(expr.items[0], ctx)
+            return _emit(expr.items[0], ctx, char, char_class)
         if isinstance(expr, Alt):
             raise ValueError("an alternation needs at least one branch")
-        return _emit(EMPTY, ctx)
+        return _emit(EMPTY, ctx, char, char_class)
     if isinstance(expr, Seq):
-        body = " ".join(_emit(item, _SEQ) for item in expr.items)
+        body = " ".join(_emit(item, _SEQ, char, char_class) for item in expr.items)
         return f"({body})" if ctx in (_SEQ, _REP) else body
     if isinstance(expr, Alt):
-        body = " | ".join(_emit(item, _ALT) for item in expr.items)
+        body = " | ".join(_emit(item, _ALT, char, char_class) for item in expr.items)
         return f"({body})" if ctx != _TOP else body
     if isinstance(expr, Repeat):
-        body = _emit(expr.item, _REP) + _quantifier(expr.min, expr.max)
+        body = _emit(expr.item, _REP, char, char_class) + _quantifier(expr.min, expr.max)
         return f"({body})" if ctx == _REP else body
     raise TypeError(f"not a grammar expression: {expr!r}")
 

@@ -7,51 +7,17 @@ is the canonical emitter's; only characters are spelled differently, for the rea
 
 from __future__ import annotations
 
-from gramwright.grammar.gbnf import is_rule_name
-from gramwright.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Literal, Ref, Repeat, Seq
+from gramwright.grammar.gbnf import emit_rules
+from gramwright.grammar.ir import CharClass, Grammar
 
 __all__ = ["emit_portable"]
 
-_TOP, _ALT, _SEQ, _REP = range(4)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def emit_portable(g: Grammar) -> str:
-    order = [g.root, *(n for n in g.rules if n != g.root)]
-    for name in order:
-        if not is_rule_name(name):
-            raise ValueError(f"{name!r} is not a GBNF rule name")
-    return "".join(f"{name} ::= {_emit(g.rules[name], _TOP)}\n" for name in order)
-
-
-def _emit(expr: Expr, ctx: int) -> str:
-    if isinstance(expr, Literal):
-        text = '"' + "".join(_char(ch, '"\\') for ch in expr.text) + '"'
-        return f"({text})" if ctx == _REP and not expr.text else text
-    if isinstance(expr, CharClass):
-        return _class(expr)
-    if isinstance(expr, Ref):
-        return expr.name
-    if isinstance(expr, Seq | Alt) and len(expr.items) <= 1:
-        return _emit(expr.items[0] if expr.items else EMPTY, ctx)
-    if isinstance(expr, Seq):
-        body = " ".join(_emit(i, _SEQ) for i in expr.items)
-        return f"({body})" if ctx in (_SEQ, _REP) else body
-    if isinstance(expr, Alt):
-        body = " | ".join(_emit(i, _ALT) for i in expr.items)
-        return f"({body})" if ctx != _TOP else body
-    assert isinstance(expr, Repeat)
-    body = _emit(expr.item, _REP) + _quantifier(expr.min, expr.max)
-    return f"({body})" if ctx == _REP else body
-
-
-def _quantifier(lo: int, hi: int | None) -> str:
-    if hi is None:
-        return "*" if lo == 0 else "+" if lo == 1 else f"{{{lo},}}"
-    if (lo, hi) == (0, 1):
-        return "?"
-    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"
+    return emit_rules(g, _char, _class)
 
 
 def _char(ch: str, specials: str) -> str:
