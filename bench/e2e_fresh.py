@@ -72,19 +72,17 @@ def peer_child(peer: str, case_file: str) -> None:
     print(json.dumps({"us": us, "ready_us": ready_us, "compile_ms": compile_ms, "rejected": rejected}))
 
 
-def _pct(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))], 1)
-
-
 def _stats(values: list[float]) -> dict[str, Any]:
+    """The peer's per-mask µs summarised by the same percentile rule as our ``mask_us`` metrics."""
+    from gramwright.decode.generate import _percentile
+
+    if not values:
+        return {"n": 0, "p50": None, "p99": None, "mean": None}
     return {
         "n": len(values),
-        "p50": _pct(values, 50),
-        "p99": _pct(values, 99),
-        "mean": round(statistics.fmean(values), 1) if values else None,
+        "p50": round(_percentile(values, 50), 1),
+        "p99": round(_percentile(values, 99), 1),
+        "mean": round(statistics.fmean(values), 1),
     }
 
 
