@@ -141,6 +141,19 @@ def one(
     return out
 
 
+def gold_summary(control: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per format: how many gold patches applied and passed, and which did not."""
+    return {
+        fmt: {
+            "applied": sum(g["applied"] for g in runs),
+            "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
+            "cases": len(runs),
+            "failed": [g["id"] for g in runs if not (g["applied"] and g.get("tests_passed"))],
+        }
+        for fmt, runs in control.items()
+    }
+
+
 def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     def rate(num: int, den: int) -> float | None:
         return round(num / den, 3) if den else None
@@ -207,16 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                 f: [{"id": r["id"], **gold_control(r, f, Path(tmp), args.timeout)} for r in rows]
                 for f in formats
             }
-        out_gold = {
-            f: {
-                "applied": sum(g["applied"] for g in runs),
-                "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
-                "cases": len(runs),
-                "failed": [g["id"] for g in runs if not (g["applied"] and g.get("tests_passed"))],
-            }
-            for f, runs in control.items()
-        }
-        print(json.dumps({"cases": len(rows), "gold": out_gold}, indent=2))
+        print(json.dumps({"cases": len(rows), "gold": gold_summary(control)}, indent=2))
         return 0
     from gramwright.engine.collector import freeze_after_cold_masks
     from gramwright.generation import Generator, SamplingOptions
@@ -258,14 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         "model": args.model or "embedded SmolLM2-135M-Instruct",
         "seconds": round(time.perf_counter() - t0, 1),
         "summary": {key: summarise(runs) for key, runs in per.items()},
-        "gold": {
-            fmt: {
-                "applied": sum(g["applied"] for g in runs),
-                "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
-                "cases": len(runs),
-            }
-            for fmt, runs in gold.items()
-        },
+        "gold": gold_summary(gold),
         "runs": per,
     }
     print(json.dumps(out, indent=2) if args.json else json.dumps(out["summary"], indent=2))
