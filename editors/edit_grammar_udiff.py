@@ -73,15 +73,14 @@ class _File:
             self.rules.add(name, literal(mark + text))
         return name
 
-    def plus(self, b_rule: str, b_branches: list[Expr]) -> list[Expr]:
+    def plus(self, b_rule: str, twin: str, b_branches: list[Expr]) -> list[Expr]:
         """The ``+`` branch of a state whose ``b`` state is ``b_rule`` (with ``b_branches``, its
         branches other than ``+``): a loop back to it, or — capped — one bounded run of ``+``
-        lines to its ``B`` twin (none when that twin could go nowhere)."""
+        lines to ``twin``, its ``B`` twin (none when that twin could go nowhere)."""
         if not self.capped:
             return [seq(Ref("u-plus"), Ref(b_rule))]
         if not b_branches or not self.rules.has("u-plus-run"):
             return []
-        twin = b_rule[: b_rule.rindex("b")] + "B" + b_rule[b_rule.rindex("b") + 1 :]
         if not self.rules.has(twin):
             self.rules.add(twin, *b_branches)
         return [seq(Ref("u-plus-run"), Ref(twin))]
@@ -131,7 +130,7 @@ class _File:
                 continue
             branches = lines_of(flag)
             if flag != "z":
-                branches += self.plus(f"{p}-b{j}", b_lines)
+                branches += self.plus(f"{p}-b{j}", f"{p}-B{j}", b_lines)
             if branches:
                 rules.add(f"{p}-{flag}{j}", *branches)
 
@@ -155,7 +154,7 @@ class _File:
                 if self.rules.has(name):
                     out[f"{m}{flag}"] = name
                     continue
-                branches += self.plus(f"{self.p}-f{i}-{m}b", b_steps)
+                branches += self.plus(f"{self.p}-f{i}-{m}b", f"{self.p}-f{i}-{m}B", b_steps)
                 out[f"{m}{flag}"] = self.rules.add(name, *branches)
         return {flag: out.get(f"{depth}{flag}") for flag in ("a", "b")}
 
@@ -188,7 +187,7 @@ class _File:
                     alts += self.steps(start + node.depth, ctx, dele, True)
                 if flag == "b":
                     b_alts = list(alts)
-                alts += self.plus(f"{p}-t{node.ident}b", b_alts)
+                alts += self.plus(f"{p}-t{node.ident}b", f"{p}-t{node.ident}B", b_alts)
                 rules.add(f"{p}-t{node.ident}{flag}", *alts)
         return Entry(udiff_head(lines.path), f"{p}-t0a")
 
