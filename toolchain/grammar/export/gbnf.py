@@ -32,12 +32,12 @@ said by the readers' own rules, and each is met by a rewrite that keeps the lang
 from __future__ import annotations
 
 import itertools
-import re
 from functools import lru_cache
 
 from gramwright.grammar.export.depth import flatten_deep, limit_depth
 from gramwright.grammar.export.gbnf_text import emit_portable
 from gramwright.grammar.export.lexemes import choose_view
+from gramwright.grammar.export.text import export_names
 from gramwright.grammar.ir import (
     EMPTY,
     Alt,
@@ -154,21 +154,8 @@ def gbnf_exactness(g: Grammar) -> str:
 
 
 def _portable_names(g: Grammar) -> dict[str, str]:
-    out = {g.root: "root"}
-    used = {"root"}
-    for name in g.rules:
-        if name == g.root:
-            continue
-        base = re.sub(r"[^a-z0-9-]", "-", name.lower())
-        if not base[:1].isalpha():
-            base = "r-" + base
-        candidate, n = base, 2
-        # '-' and '_' are one character to llguidance's converter; GBNF names have no '_'.
-        while candidate in used or candidate in _RESERVED:
-            candidate, n = f"{base}-{n}", n + 1
-        used.add(candidate)
-        out[name] = candidate
-    return out
+    # '-' and '_' are one character to llguidance's converter; GBNF names have no '_'.
+    return export_names(g, "root", "-", _RESERVED)
 
 
 def _rewrite(expr: Expr, names: dict[str, str]) -> Expr:

@@ -16,27 +16,34 @@ xgrammar 0.2.9 (``tests/test_export_lark.py`` pins it):
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from gramwright.grammar.ir import CharClass, Grammar
 
-__all__ = ["lark_class", "lark_literal", "lark_names"]
+__all__ = ["export_names", "lark_class", "lark_literal", "lark_names"]
 
 _NAMED = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def lark_names(g: Grammar) -> dict[str, str]:
     """IR rule name → a lower-case Lark base name; the root is ``start``."""
-    out = {g.root: "start"}
-    used = {"start"}
+    return export_names(g, "start", "_")
+
+
+def export_names(g: Grammar, root: str, sep: str, reserved: AbstractSet[str] = frozenset()) -> dict[str, str]:
+    """IR rule name → a distinct lower-case name of ``[a-z0-9{sep}]`` starting with a letter
+    (``r{sep}`` prefixed where it would not), never one of ``reserved``; the root is ``root``."""
+    out = {g.root: root}
+    used = {root}
     for name in g.rules:
         if name == g.root:
             continue
-        base = re.sub(r"[^a-z0-9_]", "_", name.lower())
+        base = re.sub(f"[^a-z0-9{sep}]", sep, name.lower())
         if not base[:1].isalpha():
-            base = "r_" + base
+            base = f"r{sep}" + base
         candidate, n = base, 2
-        while candidate in used:
-            candidate, n = f"{base}_{n}", n + 1
+        while candidate in used or candidate in reserved:
+            candidate, n = f"{base}{sep}{n}", n + 1
         used.add(candidate)
         out[name] = candidate
     return out
