@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = rows[: args.limit]
     rows = rows[args.start :]
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if args.gold_only:
         with tempfile.TemporaryDirectory() as tmp:
             control = {
@@ -237,7 +238,6 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 if not args.no_gold:
                     gold[fmt].append({"id": row["id"], **gold_control(row, fmt, base, args.timeout)})
-                modes = [m.strip() for m in args.modes.split(",")]
                 for constrain in [m == "constrained" for m in modes]:
                     key = f"{fmt}/{'constrained' if constrain else 'unconstrained'}"
                     cap = args.max_replace_lines if constrain else None
