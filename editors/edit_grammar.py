@@ -17,13 +17,14 @@ from line ``j`` on, one alternative per start (a mask there walks one stack top 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from gramwright.editors.edit_lines import FileLines
 from gramwright.grammar.ir import EMPTY, Expr, Grammar, Ref, alt, literal, seq
 
-__all__ = ["Entry", "Rules", "TrieNode", "file_chain", "line_trie"]
+__all__ = ["Entry", "Rules", "TrieNode", "distinguishing_prefixes", "file_chain", "line_trie"]
 
 
 class Rules:
@@ -86,6 +87,24 @@ def line_trie(lines: FileLines, starts: Sequence[int]) -> list[TrieNode]:
                 next_id += 1
         pending[ident] = kids
     return [nodes[i] for i in order]
+
+
+def distinguishing_prefixes(texts: Iterable[str]) -> dict[str, int]:
+    """For each distinct text, the length of its shortest prefix that no other text of the set
+    starts with (the whole text when another one starts with all of it). A trie rule needs its
+    edges inline only that far: past it one alternative is left, whose rest can be a call."""
+    ordered = sorted(set(texts))
+    out: dict[str, int] = {}
+    for i, text in enumerate(ordered):
+        common = 0
+        if i:
+            # by character, as wanted here (ruff's RUF071 is about paths)
+            common = len(os.path.commonprefix((text, ordered[i - 1])))  # noqa: RUF071
+        if i + 1 < len(ordered):
+            after = os.path.commonprefix((text, ordered[i + 1]))  # noqa: RUF071
+            common = max(common, len(after))
+        out[text] = min(len(text), common + 1)
+    return out
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 
-from gramwright.editors.edit_grammar import Entry, Rules, file_chain, line_trie
+from gramwright.editors.edit_grammar import (
+    Entry,
+    Rules,
+    distinguishing_prefixes,
+    file_chain,
+    line_trie,
+)
 from gramwright.editors.edit_lines import FileLines
 from gramwright.editors.model import line_content, split_lines
 from gramwright.errors import PatchError
@@ -64,13 +70,30 @@ class _File:
         self.n = lines.count
         # one rule per distinct line text and prefix (blank lines, "    }" … are shared)
         self.ids: dict[str, int] = {}
+        # a line's text is spelled whole once (its tail rule, called); each place it is written
+        # spells only the line's first ``split[text]`` characters, as far as the start trie needs
+        # to tell it from its siblings (the NFA has a state per byte of every literal: the text
+        # inline at all six places was 1.6M states for 5,000 lines)
+        self.split: dict[str, int] = {}
+        self.tails: dict[str, str] = {}
+
+    def piece(self, mark: str, text: str) -> Expr:
+        """``mark`` and the line ``text``: its first characters inline, the rest a call."""
+        k = self.split.get(text, 0)
+        if k >= len(text):
+            return literal(mark + text)
+        tail = self.tails.get(text)
+        if tail is None:
+            tail = self.rules.add(f"{self.p}-s{len(self.tails)}", literal(text[k:]))
+            self.tails[text] = tail
+        return seq(literal(mark + text[:k]), Ref(tail))
 
     def line_rule(self, j: int, mark: str) -> str:
         text = self.lines.written[j]
         ident = self.ids.setdefault(text, len(self.ids))
         name = f"{self.p}-{'x' if mark == ' ' else 'd'}{ident}"
         if not self.rules.has(name):
-            self.rules.add(name, literal(mark + text))
+            self.rules.add(name, self.piece(mark, text))
         return name
 
     def plus(self, b_rule: str, twin: str, b_branches: list[Expr]) -> list[Expr]:
@@ -102,7 +125,7 @@ class _File:
         for mark, target in ((" ", ctx), ("-", dele)):
             if target is None:
                 continue
-            head: Expr = literal(mark + text) if inline else Ref(self.line_rule(j, mark))
+            head: Expr = self.piece(mark, text) if inline else Ref(self.line_rule(j, mark))
             out.append(seq(head, Ref(target)))
         return out
 
@@ -162,6 +185,10 @@ class _File:
         p, n, rules, lines = self.p, self.n, self.rules, self.lines
         starts = [i for i in range(n) if lines.run_ok(i)]
         valid = set(starts)
+        trie = line_trie(lines, starts)
+        for node in trie:
+            for text, k in distinguishing_prefixes(t for t, _c, _s in node.children).items():
+                self.split[text] = max(k, self.split.get(text, 0))
         for j in range(n, -1, -1):
             branches: list[Expr] = []
             if j in valid:
@@ -173,7 +200,7 @@ class _File:
             if branches:
                 rules.add(f"{p}-p{j}", *branches)
             self.continuation(j)
-        for node in line_trie(lines, starts):
+        for node in trie:
             b_alts: list[Expr] = []
             for flag in ("b", "a"):
                 alts: list[Expr] = []

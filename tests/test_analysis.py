@@ -64,3 +64,27 @@ def test_left_recursion_direct_and_through_nullable_prefix() -> None:
 def test_nullable() -> None:
     g = Grammar({"root": seq(Ref("a"), Ref("b")), "a": repeat(literal("x"), 0, None), "b": literal("")})
     assert nullable_rules(g) == {"root", "a", "b"}
+
+
+def test_fixpoints_settle_when_rules_come_before_their_witnesses() -> None:
+    """A rule looked at before a rule it calls joined the set is looked at again (the fixpoints
+    make one pass in rule order, then revisit only those)."""
+    n = 30
+    rules = {f"r{i}": alt(seq(literal("x"), Ref(f"r{i + 1}")), Ref(f"r{i + 1}")) for i in range(n)}
+    rules[f"r{n}"] = alt(literal(""), literal("y"))
+    g = Grammar({"root": Ref("r0"), **rules})
+    assert productive_rules(g) == set(g.rules)
+    assert nullable_rules(g) == set(g.rules)
+    # one dead end deep down: everything above it that has no other way out is dead too
+    dead = Grammar(
+        {"root": Ref("a"), "a": alt(Ref("b"), seq(literal("q"), Ref("c"))), "b": Ref("c"), "c": Ref("c")}
+    )
+    assert productive_rules(dead) == set()
+
+
+def test_prepare_keeps_bodies_with_nothing_to_drop_and_prunes_the_rest() -> None:
+    keep = seq(literal("a"), Ref("b"))
+    g = Grammar({"root": keep, "b": alt(literal("b"), Ref("dead")), "dead": seq(literal("d"), Ref("dead"))})
+    out = prepare(g)
+    assert out.rules["root"] is keep
+    assert out.rules == {"root": keep, "b": literal("b")}

@@ -237,3 +237,22 @@ def test_random_walks_on_real_files_are_sound() -> None:
     assert capped["empty_masks"] == 0, capped["failures"]
     assert capped["parse_failed"] == capped["check_failed"] == capped["apply_failed"] == 0, capped["failures"]
     assert capped["applied"] == capped["ended"] >= 40
+
+
+def test_distinguishing_prefixes_are_the_shortest_unshared_ones() -> None:
+    from gramwright.editors.edit_grammar import distinguishing_prefixes
+
+    got = distinguishing_prefixes(
+        ["    return x\n", "    return y\n", "    pass\n", "a\n", "a\n\\ No newline\n"]
+    )
+    assert got == {
+        "    return x\n": 12,
+        "    return y\n": 12,
+        "    pass\n": 5,
+        "a\n": 2,
+        "a\n\\ No newline\n": 3,
+    }
+    for text, k in got.items():
+        others = [t for t in got if t != text]
+        assert k == len(text) or not any(t.startswith(text[:k]) for t in others)
+        assert k == 0 or any(t.startswith(text[: k - 1]) for t in others) or k == 1
