@@ -19,6 +19,7 @@ import torch
 from gramwright.decode.masking import tensor_masks
 from gramwright.decode.sampling import MASK_VALUE, SamplingParams, apply_mask, clipped_mass, sample
 from gramwright.engine.matcher import GrammarEngine, Matcher
+from gramwright.errors import ModelError
 
 
 @dataclass
@@ -36,6 +37,32 @@ class GenerationResult:
     finish_reason: str  # "stop" | "length"
     steps: list[StepTrace] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def context_length(model: Any) -> int | None:
+    """The most tokens the model reads (prompt and output together), from its config; None when
+    the config does not say."""
+    config = getattr(model, "config", None)
+    for attr in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _room(model: Any, prompt_tokens: int, max_tokens: int) -> int:
+    """``max_tokens``, or what the context leaves after the prompt; a prompt that does not fit
+    is refused before any forward pass (on a CPU a 60k-token prompt was minutes of work whose
+    output means nothing past the model's positions)."""
+    limit = context_length(model)
+    if limit is None or prompt_tokens + max_tokens <= limit:
+        return max_tokens
+    if prompt_tokens >= limit:
+        raise ModelError(
+            f"the prompt is {prompt_tokens:,} tokens: the model reads at most {limit:,}",
+            hint="shorten it (for `edit`: fewer or smaller files) or use a model with a longer context",
+        )
+    return limit - prompt_tokens
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -63,6 +90,8 @@ def generate(
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
     device = next(model.parameters()).device
     input_ids = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids.to(device)
+    asked = max_tokens
+    max_tokens = _room(model, int(input_ids.shape[-1]), max_tokens)
     matcher: Matcher | None = engine.matcher() if engine else None
     masks = tensor_masks(engine) if engine else None
     stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
@@ -115,6 +144,8 @@ def generate(
         # text is decoded whole (a streamed step's bytes stay per token)
         text = str(tokenizer.decode(token_ids))
     metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
+    if max_tokens < asked:  # said, not silent: the context ended the output, not --max-tokens
+        metrics["max_tokens_capped_to"] = max_tokens
     return GenerationResult(text, token_ids, finish, steps, metrics)
 
 
