@@ -91,6 +91,7 @@ class MaskComputer:
         self._band_ids, self._band_tries = _bands(vocab, self.walker.ids, self.band_uppers)
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
+        self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
 
     def state(self) -> dict[str, object]:
         return {
@@ -113,6 +114,7 @@ class MaskComputer:
         self.empty = state["empty"]
         self._chain_lids = {}  # local ids belong to the automaton just replaced
         self._cheap_lids = {}
+        self._pending = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
@@ -144,8 +146,7 @@ class MaskComputer:
         checked: list[IntArray] = []
         for frame in self.cg.config_frames[config]:
             chain, parent = self._top(frame)
-            locals_ = self._chain_masks(chain, parent == BOTTOM)
-            for local in locals_:
+            for key, local in self._chain_masks(chain, parent == BOTTOM):
                 if local.any_accepted:
                     bits = local.accepted
                     if words is None:
@@ -155,7 +156,7 @@ class MaskComputer:
                             words, owned = words.copy(), True
                         words |= bits
                 if local.pending_ids.size:
-                    found = self._check_pending(local, parent)
+                    found = self._check_pending(key, local, parent)
                     if found.size:
                         checked.append(found)
         if words is None:
@@ -166,17 +167,20 @@ class MaskComputer:
             bitset.add(words, np.concatenate(checked) if len(checked) > 1 else checked[0], self.vocab.size)
         return words
 
-    def _chain_masks(self, chain: Chain, bottom: bool) -> list[LocalMask]:
-        """The local masks of one stack's top: one per length band near a repetition's end."""
+    def _chain_masks(self, chain: Chain, bottom: bool) -> list[tuple[Hashable, LocalMask]]:
+        """The local masks of one stack's top, with their keys: one per length band near a
+        repetition's end."""
         lid = self._lid(chain)
+        out: list[tuple[Hashable, LocalMask]] = []
         if self._banded(chain):
-            return [
-                self._local_mask(*self._key(chain, bottom, band), lid, band)
-                for band in range(len(self.band_uppers))
-            ]
+            for band in range(len(self.band_uppers)):
+                key, shared = self._key(chain, bottom, band)
+                out.append((key, self._local_mask(key, shared, lid, band)))
+            return out
         # a cheap (trie) walk is not worth the content signature that would share it
-        signed = not self._cheap(lid)
-        return [self._local_mask(*self._key(chain, bottom, None, signed), lid, None)]
+        key, shared = self._key(chain, bottom, None, not self._cheap(lid))
+        out.append((key, self._local_mask(key, shared, lid, None)))
+        return out
 
     def _top(self, frame: int) -> tuple[Chain, int]:
         """The top rule states of a stack (``depth`` of them, not counting leaf rules such as a
@@ -246,7 +250,18 @@ class MaskComputer:
             self._return_configs[parent] = rc
         return rc
 
-    def _check_pending(self, local: LocalMask, parent: int) -> IntArray:
+    def _check_pending(self, key: Hashable, local: LocalMask, parent: int) -> IntArray:
+        """The pending tokens of ``local`` (under ``key``) that are viable once control returns
+        into frame ``parent``: memoised per (key, parent), since every position of a string body
+        under one member has the same key and parent, and each new position is a new
+        configuration (its check was a walk of the remainders' trie every time)."""
+        memo = (key, parent)
+        got = self._pending.get(memo)
+        if got is None:
+            got = self._pending[memo] = self._walk_pending(local, parent)
+        return got
+
+    def _walk_pending(self, local: LocalMask, parent: int) -> IntArray:
         if local.pending_trie is None:
             tb = self.vocab.token_bytes
             pairs = zip(local.pending_ids.tolist(), local.pending_offsets.tolist(), strict=True)
