@@ -8,7 +8,10 @@ settle in one pass instead of one pass per line.
 **The first block of a file** may start at any line with a unique run. Its start is one trie over
 the lines: the root rule holds every distinct first line as an inline literal, so the recognizer's
 per-rule subset construction shares their common bytes and the token engine sees one stack top
-(one mask walk), not one per start line. Starts that share a first line share the node below it,
+(one mask walk), not one per start line. Inline need only go as far as the line's
+``distinguishing_prefixes`` length: past it one alternative is left, and the rest of the line
+can be a call of a rule that holds it once (the diff grammar does so; its lines were in the NFA
+six times over). Starts that share a first line share the node below it,
 and so on until a single start is left, which then continues on its own (a leaf).
 
 **Later blocks** of the same file start after the previous one ended: ``p{j}`` chains the starts
