@@ -78,11 +78,12 @@ def test_a_prompt_longer_than_the_context_is_refused_before_any_forward_pass() -
     lm, _vocab = loaded()
     limit = context_length(lm.model)
     assert limit == 8192  # SmolLM2-135M's max_position_embeddings
-    long_prompt = "word " * (limit + 100)
+    long_prompt = "word " * (limit + 100)  # well past it: more than one token per word or not
     with pytest.raises(ModelError, match=r"the model reads at most 8,192") as err:
         generate(lm.model, lm.tokenizer, long_prompt, engine=None, max_tokens=4)
     assert "fewer or smaller files" in err.value.one_line()
     # a prompt that fits with less room than asked: the output is capped there (and the metrics
     # say ``max_tokens_capped_to``); a prompt that leaves room for all of it is left alone
-    assert _room(lm.model, limit - 10, 100) == 10
+    assert _room(lm.model, limit - 10, 100) == 11  # the last token is never fed back
+    assert _room(lm.model, limit, 5) == 1
     assert _room(lm.model, 100, 256) == 256

@@ -45,7 +45,7 @@ def context_length(model: Any) -> int | None:
     config = getattr(model, "config", None)
     for attr in ("max_position_embeddings", "n_positions", "max_sequence_length"):
         value = getattr(config, attr, None)
-        if isinstance(value, int) and value > 0:
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None
 
@@ -55,14 +55,15 @@ def _room(model: Any, prompt_tokens: int, max_tokens: int) -> int:
     is refused before any forward pass (on a CPU a 60k-token prompt was minutes of work whose
     output means nothing past the model's positions)."""
     limit = context_length(model)
-    if limit is None or prompt_tokens + max_tokens <= limit:
+    # the last token sampled is never fed back: ``m`` tokens need ``prompt + m - 1`` positions
+    if limit is None or prompt_tokens + max_tokens - 1 <= limit:
         return max_tokens
-    if prompt_tokens >= limit:
+    if prompt_tokens > limit:
         raise ModelError(
             f"the prompt is {prompt_tokens:,} tokens: the model reads at most {limit:,}",
             hint="shorten it (for `edit`: fewer or smaller files) or use a model with a longer context",
         )
-    return limit - prompt_tokens
+    return limit - prompt_tokens + 1
 
 
 def _percentile(values: list[float], q: float) -> float:
