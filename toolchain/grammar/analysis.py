@@ -65,32 +65,21 @@ def _expr_productive(expr: Expr, productive: Set[str]) -> bool:
 
 def _rule_refs(g: Grammar) -> tuple[dict[str, list[str]], bool]:
     """Each rule's references, and whether any rule holds an empty character class: one walk of
-    every rule (``ir.refs``' loop, inlined), shared by the analyses of one grammar."""
-    out: dict[str, list[str]] = {}
-    empty_class = False
-    for name, body in g.rules.items():
-        seen: dict[str, None] = {}
-        stack = [body]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, Ref):
-                seen.setdefault(node.name, None)
-            elif isinstance(node, (Seq, Alt)):
-                stack.extend(reversed(node.items))
-            elif isinstance(node, Repeat):
-                stack.append(node.item)
-            elif isinstance(node, CharClass) and not empty_class:
-                empty_class = class_is_empty(node)
-        out[name] = list(seen)
-    return out, empty_class
+    every rule, shared by the analyses of one grammar."""
+    classes: list[CharClass] = []
+    out = {name: refs(body, classes) for name, body in g.rules.items()}
+    return out, any(class_is_empty(cc) for cc in set(classes))
 
 
 def _least_fixpoint(
-    g: Grammar, rule_refs: Mapping[str, list[str]], holds: Callable[[Expr, Set[str]], bool]
+    g: Grammar, rule_refs: Mapping[str, list[str]] | None, holds: Callable[[Expr, Set[str]], bool]
 ) -> set[str]:
     """The least set of rules whose bodies satisfy ``holds`` given the set: one pass in rule order,
     then only the rules whose references joined the set after they were last looked at (the
-    naive loop walked every rule at least twice; an edit grammar has ~50k)."""
+    naive loop walked every rule at least twice; an edit grammar has ~50k). ``rule_refs``: each
+    rule's references, computed here when None."""
+    if rule_refs is None:
+        rule_refs = _rule_refs(g)[0]
     got: set[str] = set()
     order = {name: i for i, name in enumerate(g.rules)}
     for name, body in g.rules.items():
@@ -114,7 +103,7 @@ def _least_fixpoint(
 
 def productive_rules(g: Grammar, rule_refs: Mapping[str, list[str]] | None = None) -> set[str]:
     """Rules that derive at least one finite string (least fixpoint)."""
-    return _least_fixpoint(g, _rule_refs(g)[0] if rule_refs is None else rule_refs, _expr_productive)
+    return _least_fixpoint(g, rule_refs, _expr_productive)
 
 
 def reachable_rules(g: Grammar, rule_refs: Mapping[str, list[str]] | None = None) -> list[str]:
@@ -155,7 +144,7 @@ def nullable_rules(g: Grammar, rule_refs: Mapping[str, list[str]] | None = None)
     """The rules that can match the empty string (computed once per grammar: it is immutable)."""
     if g._nullable is not None:
         return g._nullable
-    got = frozenset(_least_fixpoint(g, _rule_refs(g)[0] if rule_refs is None else rule_refs, expr_nullable))
+    got = frozenset(_least_fixpoint(g, rule_refs, expr_nullable))
     object.__setattr__(g, "_nullable", got)
     return got
 
@@ -254,11 +243,7 @@ def prepare(g: Grammar) -> Grammar:
     if getattr(g, "_prepared", False):
         return g
     rule_refs, dead_classes = _rule_refs(g)
-    missing: dict[str, list[str]] = {}
-    for name, names in rule_refs.items():
-        for ref in names:
-            if ref not in g.rules:
-                missing.setdefault(ref, []).append(name)
+    missing = g.undefined_refs(rule_refs)
     if missing:
         raise UndefinedRuleError(missing)
     productive = productive_rules(g, rule_refs)

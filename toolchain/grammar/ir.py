@@ -202,9 +202,10 @@ def walk(expr: Expr) -> Iterator[Expr]:
         stack.extend(reversed(children(node)))
 
 
-def refs(expr: Expr) -> list[str]:
+def refs(expr: Expr, classes: list[CharClass] | None = None) -> list[str]:
     """Rule names referenced by ``expr``, in first-occurrence order (``walk``'s pre-order,
-    inlined: it runs over every rule of a grammar several times in ``prepare``)."""
+    inlined: it runs over every rule of a grammar in ``prepare``). With ``classes``, the
+    character classes met on the way are appended to it (``prepare`` checks them in the same walk)."""
     seen: dict[str, None] = {}
     stack = [expr]
     while stack:
@@ -215,6 +216,8 @@ def refs(expr: Expr) -> list[str]:
             stack.extend(reversed(node.items))
         elif isinstance(node, Repeat):
             stack.append(node.item)
+        elif classes is not None and isinstance(node, CharClass):
+            classes.append(node)
     return list(seen)
 
 
@@ -247,11 +250,12 @@ class Grammar:
             return NotImplemented
         return self.root == other.root and list(self.rules.items()) == list(other.rules.items())
 
-    def undefined_refs(self) -> dict[str, list[str]]:
-        """Referenced-but-undefined rule names → the rules that reference them."""
+    def undefined_refs(self, rule_refs: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
+        """Referenced-but-undefined rule names → the rules that reference them (``rule_refs``:
+        each rule's ``refs``, when the caller has them already)."""
         missing: dict[str, list[str]] = {}
         for name, body in self.rules.items():
-            for ref in refs(body):
+            for ref in refs(body) if rule_refs is None else rule_refs[name]:
                 if ref not in self.rules:
                     missing.setdefault(ref, []).append(name)
         return missing
