@@ -145,9 +145,11 @@ def seq(*items: Expr) -> Expr:
     """Sequence in normal form: empty literals dropped, nested sequences flattened."""
     flat: list[Expr] = []
     for item in items:
-        if isinstance(item, Seq):
+        # ``type`` tests, not ``item == EMPTY``: the dataclass ``__eq__`` of every other node
+        # type was most of the time of building an edit grammar's ~150k sequences
+        if type(item) is Seq:
             flat.extend(item.items)
-        elif item == EMPTY:
+        elif type(item) is Literal and not item.text:
             continue
         else:
             flat.append(item)
