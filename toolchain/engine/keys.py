@@ -52,7 +52,7 @@ class StateKeys:
         ]
         self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
         # rules that call no other rule (``char``, ``esc``): they return after a few bytes
-        calling = {nfa.rule_of[s] for s, calls in enumerate(nfa.calls) if calls}
+        calling = nfa.calling
         self._leaf_rule = [i not in calling for i in range(len(nfa.rule_names))]
         self._rs_canon: dict[tuple[int, int | None], int] = {}
         self._labels: dict[int, list[int]] = {}

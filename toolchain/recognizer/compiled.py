@@ -54,7 +54,9 @@ class CompiledGrammar:
         self._rs_step: list[dict[int, int]] = []
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
-        self._rule_start = [self._rule_state(frozenset([s])) for s in self.nfa.rule_start]
+        # each rule's start state, interned when first entered (a 5,000-line edit grammar has
+        # ~50k rules, of which a run enters a few hundred)
+        self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
         # frame interning: frame id → (rule state, parent frame id); frame 0 is the stack bottom
         self._frame_state: list[int] = [-1]
         self._frame_parent: list[int] = [-1]
@@ -69,7 +71,7 @@ class CompiledGrammar:
         self._local: dict[int, dict[int, RelClosure]] = {}
         self._returns: dict[int, tuple[tuple[int, ...], bool]] = {}
         root = self.nfa.rule_names.index(self.grammar.root)
-        chains, pops = self.rel_closure(self._rule_start[root])
+        chains, pops = self.rel_closure(self._start_state(root))
         frames = frozenset(self._hang(c, BOTTOM) for c in chains)
         self.initial = self._config(frames, pops)
         self.compile_ms = (time.perf_counter() - t0) * 1000.0
@@ -86,6 +88,13 @@ class CompiledGrammar:
             content = repr((self.grammar.root, list(self.grammar.rules.items())))
             got = self._hash = hashlib.sha256(content.encode()).hexdigest()
         return got
+
+    def _start_state(self, rule: int) -> int:
+        """The rule state where ``rule`` begins (interned on first use)."""
+        rs = self._rule_start[rule]
+        if rs == DEAD:
+            rs = self._rule_start[rule] = self._rule_state(frozenset([self.nfa.rule_start[rule]]))
+        return rs
 
     def _rule_state(self, nfa_states: frozenset[int]) -> int:
         """Intern the epsilon closure (within the rule) of ``nfa_states``."""
@@ -216,7 +225,7 @@ class CompiledGrammar:
         pops = False
         seen: set[tuple[int, Chain]] = set()
         work: list[tuple[int, Chain]] = [(rs, ())]
-        rule_start = self._rule_start
+        start = self._start_state
         while work:
             item = work.pop()
             if item in seen:
@@ -230,9 +239,9 @@ class CompiledGrammar:
                 if self._only_returns(ret):
                     # a tail call: the caller would only return after it, so no frame is kept
                     # (``rest-k ::= (member)? rest-(k-1)`` stays one frame deep, not k)
-                    work.append((rule_start[rule], chain))
+                    work.append((start(rule), chain))
                 else:
-                    work.append((rule_start[rule], (ret, *chain)))
+                    work.append((start(rule), (ret, *chain)))
             if final:
                 if chain:
                     work.append((chain[0], chain[1:]))

@@ -52,6 +52,7 @@ class Nfa:
     eps: list[list[int]] = field(default_factory=list)
     calls: list[list[CallEdge]] = field(default_factory=list)
     repeats: list[RepeatCopies] = field(default_factory=list)  # inner ones before outer ones
+    calling: set[int] = field(default_factory=set)  # rules with a call edge (the others are leaves)
 
     @property
     def num_states(self) -> int:
@@ -122,6 +123,7 @@ class _Builder:
                 self.expr(item, s, end)
         elif isinstance(e, Ref):
             nfa.calls[start].append((self.index[e.name], end))
+            nfa.calling.add(self.rule)
         else:
             assert isinstance(e, Repeat)
             self.repeat(e, start, end)
