@@ -66,3 +66,22 @@ def test_far_copies_of_a_repetition_fold_within_the_horizon_and_the_end_does_not
     assert keys.canonical_state(near, 4) != keys.canonical_state(two, 4)
     labels = keys.horizon_labels(4)
     assert len(labels) == cg.nfa.num_states and labels != list(range(cg.nfa.num_states))
+
+
+def test_names_do_not_depend_on_the_order_rules_are_built_in() -> None:
+    """The NFA builds a rule when it is first asked for, so state numbers depend on the order
+    rules were met; the keys that leave the process (signatures, canonical names) must not."""
+    lazy = CompiledGrammar(PAIR)  # not compile_grammar: that one is memoised per grammar
+    eager = CompiledGrammar(PAIR)
+    for rule in reversed(range(len(eager.nfa.rule_names))):  # the opposite order of a walk
+        eager.nfa.start(rule)
+    assert eager.nfa.build_all().num_states > 0
+    assert not all(lazy.nfa.built(r) for r in range(len(lazy.nfa.rule_names)))
+    for data in (b'{"ab', b'{"",' + b'"ab', b'{"' + b"a" * 38):
+        a, b = _top(lazy, data), _top(eager, data)
+        ka, kb = StateKeys(lazy), StateKeys(eager)
+        assert lazy.state_members(a) != eager.state_members(b)  # other numbers …
+        for horizon in (None, 8):
+            assert ka.state_signature(a, horizon) == kb.state_signature(b, horizon)  # … same names
+            assert ka.canonical_name(a, horizon) == kb.canonical_name(b, horizon)
+            assert ka.near_end(a) == kb.near_end(b)

@@ -21,7 +21,6 @@ import hashlib
 from collections.abc import Hashable
 
 from gramwright.recognizer.compiled import CompiledGrammar
-from gramwright.recognizer.nfa import Nfa
 
 # Rules reaching at most this much grammar get a content signature (see state_signature).
 SIGNATURE_MAX_RULES = 8
@@ -32,35 +31,37 @@ SIGNATURE_REACH = 96
 _UNSET = object()
 
 
-def _rule_end(nfa: Nfa, rule: int) -> int:
-    """One past the last NFA state of ``rule`` (rules own contiguous state ranges)."""
-    return nfa.rule_start[rule + 1] if rule + 1 < len(nfa.rule_start) else nfa.num_states
-
-
 class StateKeys:
     """Mask-sharing names for the rule states of one compiled grammar (memoised)."""
 
     def __init__(self, compiled: CompiledGrammar) -> None:
         self.cg = compiled
-        nfa = compiled.nfa
         # Rules with equal bodies get identical NFA layouts (the builder is deterministic), so a rule
-        # state is identified up to isomorphism by (first rule with that body, member offsets).
-        first_with_body: dict[object, int] = {}
-        self._rule_canon = [
-            first_with_body.setdefault(compiled.grammar.rules[name], i)
-            for i, name in enumerate(nfa.rule_names)
-        ]
+        # state is identified up to isomorphism by (its rule's body, member offsets): the body is
+        # numbered when first met here (``_canon_rule``; an edit grammar has ~50k rules, most never
+        # entered), and by the first rule of the grammar with that body where the name must be the
+        # same in every process (``canonical_name``, for the on-disk store).
+        self._body_ids: dict[object, int] = {}
+        self._rule_canon: dict[int, int] = {}
+        self._first_with_body: dict[object, int] | None = None
         self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
-        # rules that call no other rule (``char``, ``esc``): they return after a few bytes
-        calling = nfa.calling
-        self._leaf_rule = [i not in calling for i in range(len(nfa.rule_names))]
         self._rs_canon: dict[tuple[int, int | None], int] = {}
-        self._labels: dict[int, list[int]] = {}
+        # per horizon: the labels of the states built so far, and how many repetitions they fold
+        self._labels: dict[int, tuple[list[int], list[int]]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
         self._near: dict[int, int | None] = {}
-        self._tail: dict[int, int] | None = None
+        self._tail: dict[int, int] = {}
+        self._tail_reps = 0
         self._rule_sigs: dict[int, str | None] = {}
         self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
+
+    def _canon_rule(self, rule: int) -> int:
+        """An id shared by the rules with ``rule``'s body (this process's own numbering)."""
+        got = self._rule_canon.get(rule)
+        if got is None:
+            body = self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
+            got = self._rule_canon[rule] = self._body_ids.setdefault(body, len(self._body_ids))
+        return got
 
     def _members(self, rs: int, horizon: int | None) -> frozenset[int]:
         """The NFA states of ``rs``, mapped through ``horizon_labels`` when a horizon is given."""
@@ -81,7 +82,10 @@ class StateKeys:
         memo = (rs, horizon)
         cid = self._rs_canon.get(memo)
         if cid is None:
-            cid = self._canon_ids.setdefault(self.canonical_name(rs, horizon), len(self._canon_ids))
+            rule = self.cg.state_rule(rs)
+            base = self.cg.nfa.start(rule)
+            name = (self._canon_rule(rule), frozenset(s - base for s in self._members(rs, horizon)))
+            cid = self._canon_ids.setdefault(name, len(self._canon_ids))
             self._rs_canon[memo] = cid
         return cid
 
@@ -89,9 +93,15 @@ class StateKeys:
         """What ``canonical_state`` numbers, as plain data: the same in every process that
         compiles this grammar (ids depend on the order states are met; this does not), so the
         on-disk store can name a grammar's own masks by it."""
+        first = self._first_with_body
+        if first is None:
+            first = self._first_with_body = {}
+            for i, name in enumerate(self.cg.nfa.rule_names):
+                first.setdefault(self.cg.grammar.rules[name], i)
         rule = self.cg.state_rule(rs)
-        base = self.cg.nfa.rule_start[rule]
-        return (self._rule_canon[rule], frozenset(s - base for s in self._members(rs, horizon)))
+        base = self.cg.nfa.start(rule)
+        body = self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
+        return (first[body], frozenset(s - base for s in self._members(rs, horizon)))
 
     def state_signature(self, rs: int, horizon: int | None = None) -> Hashable | None:
         """A grammar-independent name for rule state ``rs`` up to ``horizon`` (as in
@@ -118,7 +128,7 @@ class StateKeys:
             rule = self.cg.state_rule(rs)
             sig = self._rule_signature(rule)
             if sig is not None:
-                base = self.cg.nfa.rule_start[rule]
+                base = self.cg.nfa.start(rule)
                 out = ("rule", sig, frozenset(s - base for s in self._members(rs, horizon)))
         self._rs_sigs[memo] = out
         return out
@@ -128,7 +138,7 @@ class StateKeys:
         or None past SIGNATURE_REACH states or when a called rule has no content signature."""
         nfa = self.cg.nfa
         labels = self.horizon_labels(horizon) if horizon is not None else None
-        final = nfa.rule_final[self.cg.state_rule(rs)]
+        final = nfa.final(self.cg.state_rule(rs))
         order: dict[int, int] = {}
         queue: list[int] = []
 
@@ -178,20 +188,28 @@ class StateKeys:
         order = {rule: 0}
         queue = [rule]
         i = 0
-        while i < len(queue) and len(queue) <= SIGNATURE_MAX_RULES:
+        size = 0
+        # stops as soon as it is too much grammar: a rule met builds its NFA (rules are built
+        # when first asked for), and the start of an edit grammar calls ~10k rules
+        while i < len(queue) and size <= SIGNATURE_MAX_STATES:
             r = queue[i]
             i += 1
-            for state in range(nfa.rule_start[r], _rule_end(nfa, r)):
+            base, end = nfa.start(r), nfa.end(r)
+            size += end - base
+            for state in range(base, end):
                 for callee, _ in nfa.calls[state]:
                     if callee not in order:
                         order[callee] = len(queue)
                         queue.append(callee)
-        size = sum(_rule_end(nfa, r) - nfa.rule_start[r] for r in queue)
+                if len(queue) > SIGNATURE_MAX_RULES:
+                    break
+            if len(queue) > SIGNATURE_MAX_RULES:
+                break
         sig: str | None = None
-        if len(queue) <= SIGNATURE_MAX_RULES and size <= SIGNATURE_MAX_STATES:
+        if i == len(queue) and size <= SIGNATURE_MAX_STATES:
             parts: list[object] = []
             for r in queue:
-                base, end = nfa.rule_start[r], _rule_end(nfa, r)
+                base, end = nfa.start(r), nfa.end(r)
                 shape = [
                     (
                         tuple((lo, hi, t - base) for lo, hi, t in nfa.byte_edges[st]),
@@ -236,23 +254,25 @@ class StateKeys:
         return got  # type: ignore[return-value]
 
     def _tails(self) -> dict[int, int]:
-        if self._tail is None:
-            tail: dict[int, int] = {}
-            for rep in self.cg.nfa.repeats:
-                for c in range(-1, rep.copies):  # -1: where copy 0 begins
-                    owed = max(rep.lo - c - 1, 0)
-                    left = [owed] if owed else []
-                    if rep.hi is not None:
-                        left.append(rep.hi - c - 1)
-                    if not left:
-                        continue
-                    first = rep.base + c * rep.size
-                    states = [rep.start] if c < 0 else range(first, first + rep.size)
-                    fewest = min(left)
-                    for st in states:
-                        tail[st] = min(tail.get(st, fewest), fewest)
-            self._tail = tail
-        return self._tail
+        """NFA state → the fewest copies left at it, for the repetitions of the rules built so
+        far (a rule built later adds its own)."""
+        reps = self.cg.nfa.repeats
+        tail = self._tail
+        for rep in reps[self._tail_reps :]:
+            for c in range(-1, rep.copies):  # -1: where copy 0 begins
+                owed = max(rep.lo - c - 1, 0)
+                left = [owed] if owed else []
+                if rep.hi is not None:
+                    left.append(rep.hi - c - 1)
+                if not left:
+                    continue
+                first = rep.base + c * rep.size
+                states = [rep.start] if c < 0 else range(first, first + rep.size)
+                fewest = min(left)
+                for st in states:
+                    tail[st] = min(tail.get(st, fewest), fewest)
+        self._tail_reps = len(reps)
+        return tail
 
     def horizon_labels(self, horizon: int) -> list[int]:
         """NFA state → the state that stands for it when no string longer than ``horizon`` bytes
@@ -263,12 +283,17 @@ class StateKeys:
         so two copies with the same ``(min(a, horizon+1), min(b, horizon+1))`` accept the same
         strings of up to ``horizon`` bytes: the later one maps onto the first such copy. Inner
         repetitions are mapped before the copies containing them, so the maps compose."""
-        labels = self._labels.get(horizon)
-        if labels is None:
-            nfa = self.cg.nfa
-            labels = list(range(nfa.num_states))
+        entry = self._labels.get(horizon)
+        if entry is None:
+            entry = self._labels[horizon] = ([], [0])
+        labels, folded = entry
+        nfa = self.cg.nfa
+        if len(labels) < nfa.num_states:
+            # the states of rules built since: themselves, then their repetitions folded (a
+            # rule's repetitions lie in its own states, so the earlier labels stay as they are)
+            labels.extend(range(len(labels), nfa.num_states))
             cap = horizon + 1
-            for rep in nfa.repeats:
+            for rep in nfa.repeats[folded[0] :]:
                 first_copy: dict[tuple[int, int], int] = {}
                 for c in range(rep.copies):
                     a = min(max(rep.lo - c - 1, 0), cap)
@@ -279,9 +304,9 @@ class StateKeys:
                         start = rep.base + c * rep.size
                         for s in range(start, start + rep.size):
                             labels[s] = labels[s - shift]
-            self._labels[horizon] = labels
+            folded[0] = len(nfa.repeats)
         return labels
 
     def is_leaf(self, rs: int) -> bool:
-        """Whether the rule of ``rs`` calls no other rule."""
-        return self._leaf_rule[self.cg.state_rule(rs)]
+        """Whether the rule of ``rs`` calls no other rule (it is built: ``rs`` is one of its states)."""
+        return self.cg.state_rule(rs) not in self.cg.nfa.calling

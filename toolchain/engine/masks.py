@@ -83,7 +83,8 @@ class MaskComputer:
         self.shared_masks = vocab.tables.shared_masks
         self._chain_lids: dict[Chain, int] = {}
         self._keys: dict[tuple[Chain, bool, int | None, bool], tuple[Hashable, bool]] = {}
-        self._stable: dict[Hashable, tuple[Hashable, ...]] = {}  # a grammar-own key → its name on disk
+        # a grammar-own key → what it was made from (``_stable`` names it on disk)
+        self._stable_of: dict[Hashable, tuple[int | None, Chain, int, bool]] = {}
         self.hits = 0
         self.misses = 0
         self.local_misses = 0
@@ -221,10 +222,14 @@ class MaskComputer:
             if all(sig is not None for sig in sigs):
                 return (band, tuple(sigs), bottom), True
         key = (band, tuple(keys.canonical_state(rs, horizon) for rs in chain), bottom)
-        # the same key as data that means the same in every process compiling this grammar
-        names = tuple(keys.canonical_name(rs, horizon) for rs in chain)
-        self._stable[key] = (band, names, bottom)  # on disk under (the grammar's hash, …)
+        self._stable_of.setdefault(key, (band, chain, horizon, bottom))
         return key, False
+
+    def _stable(self, key: Hashable) -> tuple[Hashable, ...]:
+        """A grammar-own key as data that means the same in every process compiling this
+        grammar: its name on disk, under the grammar's hash (made only when a store is attached)."""
+        band, chain, horizon, bottom = self._stable_of[key]
+        return (band, tuple(self.keys.canonical_name(rs, horizon) for rs in chain), bottom)
 
     def _banded(self, chain: Chain) -> bool:
         """Whether ``chain`` sits within a token's reach of the end of an unrolled repetition
@@ -299,7 +304,7 @@ class MaskComputer:
         else:
             got = self.local_masks.get(key)
             if got is None and backing is not None:
-                got = backing.load(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable[key]))
+                got = backing.load(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable(key)))
                 if got is not None:
                     self.local_masks[key] = got
         if got is None:
@@ -323,7 +328,7 @@ class MaskComputer:
             else:
                 self.local_masks[key] = got
                 if backing is not None:
-                    backing.added(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable[key]), got)
+                    backing.added(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable(key)), got)
         return got
 
 

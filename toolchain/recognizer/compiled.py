@@ -93,7 +93,7 @@ class CompiledGrammar:
         """The rule state where ``rule`` begins (interned on first use)."""
         rs = self._rule_start[rule]
         if rs == DEAD:
-            rs = self._rule_start[rule] = self._rule_state(frozenset([self.nfa.rule_start[rule]]))
+            rs = self._rule_start[rule] = self._rule_state(frozenset([self.nfa.start(rule)]))
         return rs
 
     def _rule_state(self, nfa_states: frozenset[int]) -> int:

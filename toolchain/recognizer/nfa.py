@@ -13,6 +13,7 @@ identically, which lets the token engine treat copies that are far from both end
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gramwright.grammar.analysis import expr_nullable, nullable_rules
@@ -42,21 +43,61 @@ class RepeatCopies:
     hi: int | None
 
 
+UNBUILT = -1
+
+
 @dataclass
 class Nfa:
+    """The RTN, built one rule at a time when the rule is first asked for (``start``, ``end``):
+    a 5,000-line edit grammar has ~50k rules, of which a run enters a few hundred, and building
+    all of them up front was most of its engine's construction. A rule's states are contiguous
+    (``start(r)`` … ``end(r) - 1``) and numbered in the order rules are built, so state numbers
+    are this process's own: whatever must mean the same elsewhere uses offsets within a rule."""
+
     rule_names: list[str]
-    rule_start: list[int] = field(default_factory=list)
+    rule_start: list[int] = field(default_factory=list)  # UNBUILT until the rule is built
     rule_final: list[int] = field(default_factory=list)
+    rule_end: list[int] = field(default_factory=list)
     rule_of: list[int] = field(default_factory=list)
     byte_edges: list[list[ByteEdge]] = field(default_factory=list)
     eps: list[list[int]] = field(default_factory=list)
     calls: list[list[CallEdge]] = field(default_factory=list)
     repeats: list[RepeatCopies] = field(default_factory=list)  # inner ones before outer ones
-    calling: set[int] = field(default_factory=set)  # rules with a call edge (the others are leaves)
+    calling: set[int] = field(default_factory=set)  # built rules with a call edge
+    build_rule: Callable[[int], None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def num_states(self) -> int:
+        """The states of the rules built so far."""
         return len(self.rule_of)
+
+    def start(self, rule: int) -> int:
+        """Where ``rule`` begins (built now if it was not)."""
+        got = self.rule_start[rule]
+        if got == UNBUILT:
+            assert self.build_rule is not None
+            self.build_rule(rule)
+            got = self.rule_start[rule]
+        return got
+
+    def end(self, rule: int) -> int:
+        """One past ``rule``'s last state (built now if it was not)."""
+        self.start(rule)
+        return self.rule_end[rule]
+
+    def final(self, rule: int) -> int:
+        """Where ``rule`` completes (built now if it was not)."""
+        self.start(rule)
+        return self.rule_final[rule]
+
+    def built(self, rule: int) -> bool:
+        return self.rule_start[rule] != UNBUILT
+
+    def build_all(self) -> Nfa:
+        """Every rule built (for tests and measurements that count states)."""
+        for rule in range(len(self.rule_names)):
+            self.start(rule)
+        return self
 
 
 class _Builder:
@@ -64,7 +105,14 @@ class _Builder:
         self.grammar = grammar
         names = list(grammar.rules)
         self.index = {name: i for i, name in enumerate(names)}
-        self.nfa = Nfa(rule_names=names)
+        count = len(names)
+        self.nfa = Nfa(
+            rule_names=names,
+            rule_start=[UNBUILT] * count,
+            rule_final=[UNBUILT] * count,
+            rule_end=[UNBUILT] * count,
+            build_rule=self.build_rule,
+        )
         self.rule = 0
         self._class_cache: dict[CharClass, list[tuple[tuple[int, int], ...]]] = {}
         self._nullable = nullable_rules(grammar)
@@ -77,15 +125,14 @@ class _Builder:
         nfa.calls.append([])
         return nfa.num_states - 1
 
-    def build(self) -> Nfa:
+    def build_rule(self, rule: int) -> None:
         nfa = self.nfa
-        for i, name in enumerate(nfa.rule_names):
-            self.rule = i
-            start, final = self.new_state(), self.new_state()
-            nfa.rule_start.append(start)
-            nfa.rule_final.append(final)
-            self.expr(self.grammar.rules[name], start, final)
-        return nfa
+        self.rule = rule
+        start, final = self.new_state(), self.new_state()
+        nfa.rule_start[rule] = start
+        nfa.rule_final[rule] = final
+        self.expr(self.grammar.rules[nfa.rule_names[rule]], start, final)
+        nfa.rule_end[rule] = nfa.num_states
 
     def expr(self, e: Expr, start: int, end: int) -> None:
         """Add states so that ``e`` leads from ``start`` to ``end``."""
@@ -189,5 +236,6 @@ class _Builder:
 
 
 def build_nfa(grammar: Grammar) -> Nfa:
-    """Lower a prepared grammar (see ``analysis.prepare``) to the byte-level RTN."""
-    return _Builder(grammar).build()
+    """Lower a prepared grammar (see ``analysis.prepare``) to the byte-level RTN, each rule when
+    it is first asked for."""
+    return _Builder(grammar).nfa
