@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from gramwright.grammar.analysis import (
+    _ordered_facts,
     find_left_recursion,
     nullable_rules,
     prepare,
@@ -12,7 +15,7 @@ from gramwright.grammar.analysis import (
     reachable_rules,
 )
 from gramwright.grammar.errors import EmptyLanguageError, LeftRecursionError, UndefinedRuleError
-from gramwright.grammar.ir import Grammar, Ref, alt, char_class, literal, repeat, seq
+from gramwright.grammar.ir import Expr, Grammar, Ref, alt, char_class, literal, refs, repeat, seq
 
 
 def test_unreachable_rules_are_dropped() -> None:
@@ -88,3 +91,71 @@ def test_prepare_keeps_bodies_with_nothing_to_drop_and_prunes_the_rest() -> None
     out = prepare(g)
     assert out.rules["root"] is keep
     assert out.rules == {"root": keep, "b": literal("b")}
+
+
+def _random_grammar(rnd: random.Random, n: int, forward: bool) -> Grammar:
+    """Rules r0…r{n-1} (root last), each referring to earlier rules only unless ``forward``."""
+    names = [f"r{i}" for i in range(n)]
+
+    def expr(i: int, depth: int) -> Expr:
+        pick = rnd.random()
+        targets = names if forward else names[: i + 1]
+        if depth > 2 or pick < 0.25:
+            return literal(rnd.choice(["", "a", "bc"]))
+        if pick < 0.45:
+            return Ref(rnd.choice(targets))
+        if pick < 0.55:
+            return char_class([(0xD800, 0xDFFF)]) if rnd.random() < 0.3 else char_class([(0x61, 0x62)])
+        if pick < 0.75:
+            return seq(*(expr(i, depth + 1) for _ in range(rnd.randint(2, 3))))
+        if pick < 0.9:
+            return alt(*(expr(i, depth + 1) for _ in range(rnd.randint(2, 3))))
+        return repeat(expr(i, depth + 1), rnd.randint(0, 1), rnd.choice([1, 2, None]))
+
+    rules = {name: expr(i, 0) for i, name in enumerate(names)}
+    rules["root"] = alt(*(Ref(name) for name in names))
+    return Grammar(rules)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_one_pass_analysis_of_ordered_grammars_agrees_with_the_fixpoints(seed: int) -> None:
+    """``prepare``'s one walk per rule (for grammars whose rules call only earlier ones, as the
+    edit grammars are emitted) decides what the general fixpoints and the cycle search decide,
+    and gives up (None) whenever it could not be sure."""
+    rnd = random.Random(seed)
+    g = _random_grammar(rnd, rnd.randint(1, 8), forward=seed % 3 == 0)
+    facts = _ordered_facts(g)
+    cycle = find_left_recursion(g)
+    if facts is None:
+        assert seed % 3 == 0 or cycle is not None
+        return
+    assert cycle is None
+    assert facts.productive == productive_rules(g)
+    assert facts.nullable == nullable_rules(g)
+    assert facts.rule_refs == {name: refs(body) for name, body in g.rules.items()}
+    # and prepare's ordered path returns what the general path returns for the same rules with
+    # the root first (a forward reference: the general analyses decide that one)
+    general = Grammar({"root": g.rules["root"], **{n: b for n, b in g.rules.items() if n != "root"}})
+    assert _ordered_facts(general) is None
+    try:
+        expected = prepare(general)
+    except EmptyLanguageError:
+        with pytest.raises(EmptyLanguageError):
+            prepare(g)
+        return
+    got = prepare(g)
+    assert dict(got.rules) == dict(expected.rules)
+    assert nullable_rules(got) == nullable_rules(expected)
+
+
+def test_the_one_pass_analysis_gives_up_on_forward_and_left_recursive_rules() -> None:
+    forward = Grammar({"root": seq(literal("a"), Ref("later")), "later": literal("b")})
+    assert _ordered_facts(forward) is None
+    assert prepare(forward).rules == forward.rules  # decided by the general analyses
+    own_first = Grammar({"root": alt(seq(Ref("root"), literal("a")), literal("b"))})
+    assert _ordered_facts(own_first) is None
+    with pytest.raises(LeftRecursionError):
+        prepare(own_first)
+    own_later = Grammar({"root": alt(seq(literal("a"), Ref("root")), literal("b"))})
+    facts = _ordered_facts(own_later)
+    assert facts is not None and facts.productive == {"root"} and not facts.nullable
