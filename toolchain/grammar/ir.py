@@ -163,13 +163,27 @@ def seq(*items: Expr) -> Expr:
 def alt(*items: Expr) -> Expr:
     """Alternation in normal form: nested alternations flattened, duplicates removed (first kept)."""
     flat: list[Expr] = []
-    seen: set[Expr] = set()
     for item in items:
-        parts = item.items if isinstance(item, Alt) else (item,)
-        for part in parts:
+        if type(item) is Alt:
+            flat.extend(item.items)
+        else:
+            flat.append(item)
+    if len(flat) <= 8:
+        # a few branches (most alternations: an edit grammar has ~30k of 2–5) are told apart
+        # by equality, which stops at the first difference; hashing walks every subtree
+        kept: list[Expr] = []
+        for part in flat:
+            if part not in kept:
+                kept.append(part)
+        flat = kept
+    else:
+        seen: set[Expr] = set()
+        unique: list[Expr] = []
+        for part in flat:
             if part not in seen:
                 seen.add(part)
-                flat.append(part)
+                unique.append(part)
+        flat = unique
     if not flat:
         raise ValueError("an alternation needs at least one branch")
     if len(flat) == 1:
