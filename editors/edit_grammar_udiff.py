@@ -29,6 +29,13 @@ What the grammar enforces beyond the lines themselves:
 
 Flags per position: ``a`` nothing changed yet, ``b`` changed and the last line was not context,
 ``c`` changed and the last line was context, ``z`` after the marked last context line.
+
+Rules per line ``j``: ``p{j}`` (a hunk starts here or later), ``a{j}``/``b{j}``/``c{j}`` (the
+line written from that flag; where a hunk may end, the end — next hunk or next file — is
+written into the rule, not called) and one tail per distinct line text. A start's forced run
+has rules of its own only for its lines before the last: from the last on it is the
+continuation at that line, so a line unique by itself starts a hunk in its own ``a{j}``
+(~6 rules per line, from ~10.5 before; each is built by the recognizer only when entered).
 """
 
 from __future__ import annotations
@@ -68,33 +75,31 @@ class _File:
         self.lines = lines
         self.after = after
         self.n = lines.count
-        # one rule per distinct line text and prefix (blank lines, "    }" … are shared)
-        self.ids: dict[str, int] = {}
         # a line's text is spelled whole once (its tail rule, called); each place it is written
         # spells only the line's first ``split[text]`` characters, as far as the start trie needs
         # to tell it from its siblings (the NFA has a state per byte of every literal: the text
         # inline at all six places was 1.6M states for 5,000 lines)
         self.split: dict[str, int] = {}
         self.tails: dict[str, str] = {}
+        self.pieces: dict[tuple[str, str], Expr] = {}
 
     def piece(self, mark: str, text: str) -> Expr:
-        """``mark`` and the line ``text``: its first characters inline, the rest a call."""
+        """``mark`` and the line ``text``: its first characters inline, the rest a call (one
+        expression per mark and text, shared by every place that writes it)."""
+        got = self.pieces.get((mark, text))
+        if got is not None:
+            return got
         k = self.split.get(text, 0)
         if k >= len(text):
-            return literal(mark + text)
-        tail = self.tails.get(text)
-        if tail is None:
-            tail = self.rules.add(f"{self.p}-s{len(self.tails)}", literal(text[k:]))
-            self.tails[text] = tail
-        return seq(literal(mark + text[:k]), Ref(tail))
-
-    def line_rule(self, j: int, mark: str) -> str:
-        text = self.lines.written[j]
-        ident = self.ids.setdefault(text, len(self.ids))
-        name = f"{self.p}-{'x' if mark == ' ' else 'd'}{ident}"
-        if not self.rules.has(name):
-            self.rules.add(name, self.piece(mark, text))
-        return name
+            got = literal(mark + text)
+        else:
+            tail = self.tails.get(text)
+            if tail is None:
+                tail = self.rules.add(f"{self.p}-s{len(self.tails)}", literal(text[k:]))
+                self.tails[text] = tail
+            got = seq(literal(mark + text[:k]), Ref(tail))
+        self.pieces[(mark, text)] = got
+        return got
 
     def plus(self, b_rule: str, twin: str, b_branches: list[Expr]) -> list[Expr]:
         """The ``+`` branch of a state whose ``b`` state is ``b_rule`` (with ``b_branches``, its
@@ -118,65 +123,60 @@ class _File:
             return "z" if flag != "a" else ""  # unchanged up to a marked last line: dead
         return "a" if flag == "a" else "c"
 
-    def steps(self, j: int, ctx: str | None, dele: str | None, inline: bool) -> list[Expr]:
+    def steps(self, j: int, ctx: str | None, dele: str | None) -> list[Expr]:
         """Line ``j`` as context (to rule ``ctx``) or removed (to ``dele``)."""
         out: list[Expr] = []
         text = self.lines.written[j]
-        for mark, target in ((" ", ctx), ("-", dele)):
-            if target is None:
-                continue
-            head: Expr = self.piece(mark, text) if inline else Ref(self.line_rule(j, mark))
-            out.append(seq(head, Ref(target)))
+        if ctx is not None:
+            out.append(seq(self.piece(" ", text), Ref(ctx)))
+        if dele is not None:
+            out.append(seq(self.piece("-", text), Ref(dele)))
         return out
 
-    def continuation(self, j: int) -> None:
-        """``{a,b,c,z}{j}``: the hunk's old lines have reached line ``j`` (already unique)."""
+    def lines_of(self, j: int, flag: str) -> list[Expr]:
+        """Line ``j`` written from a state of ``flag`` (none at the end, or after ``z``)."""
+        if j >= self.n or flag == "z":
+            return []
+        ctx_flag = self.after_context(j, flag)
+        ctx = self.u(j + 1, ctx_flag) if ctx_flag else None
+        return self.steps(j, ctx, self.u(j + 1, "b"))
+
+    def continuation(self, j: int, flags: str, end: list[Expr]) -> None:
+        """``{flag}{j}`` for ``flags``: the hunk's old lines have reached line ``j`` (already
+        unique). ``end``: the hunk ends there (a next hunk from line ``j`` on, or the next file),
+        written into each state that may end, not called: one rule less per line."""
         p, n, rules = self.p, self.n, self.rules
-        nexts: list[Expr] = [Ref(self.after)]
-        if rules.has(f"{p}-p{j}"):
-            nexts.insert(0, seq(Ref("u-hunk"), Ref(f"{p}-p{j}")))
-        end = rules.add(f"{p}-e{j}", *nexts)
-
-        def lines_of(flag: str) -> list[Expr]:
-            out: list[Expr] = []
-            if j < n and flag != "z":
-                ctx_flag = self.after_context(j, flag)
-                ctx = self.u(j + 1, ctx_flag) if ctx_flag else None
-                out += self.steps(j, ctx, self.u(j + 1, "b"), False)
-            if flag in ("c", "z") or (flag == "b" and j == n):
-                out.append(Ref(end))
-            return out
-
-        b_lines = lines_of("b")
-        for flag in ("z", "b", "c", "a"):
+        b_lines = self.lines_of(j, "b") + (end if j == n else [])
+        for flag in flags:
             if flag == "z" and not (j == n and n and not self.lines.final_newline):
                 continue
-            branches = lines_of(flag)
+            branches = self.lines_of(j, flag)
+            if flag in ("c", "z") or (flag == "b" and j == n):
+                branches += end
             if flag != "z":
                 branches += self.plus(f"{p}-b{j}", f"{p}-B{j}", b_lines)
             if branches:
                 rules.add(f"{p}-{flag}{j}", *branches)
 
     def forced(self, i: int, depth: int) -> dict[str, str | None]:
-        """Rules for the forced lines of the run from ``i`` after ``depth`` of them, by flag."""
+        """Rules for the forced lines of the run from ``i`` after ``depth`` of them, by flag.
+        Once its last line is reached the run is unique: from there it is the continuation at
+        that line (``a``/``b`` of line ``i + k - 1``), not rules of its own — for a line that is
+        unique by itself, the run's rules are the line's own."""
         k = self.lines.unique[i]
-        out: dict[str, str | None] = {}
+        last = i + k - 1
+        out: dict[str, str | None] = {f"{k - 1}a": self.u(last, "a"), f"{k - 1}b": self.u(last, "b")}
         b_steps: list[Expr] = []
-        for m in range(k - 1, depth - 1, -1):
+        for m in range(k - 2, depth - 1, -1):
             j = i + m
             for flag in ("b", "a"):
-                if m + 1 < k:
-                    ctx, dele = out.get(f"{m + 1}{flag}"), out.get(f"{m + 1}b")
-                else:
-                    ctx_flag = self.after_context(j, flag)
-                    ctx, dele = (self.u(j + 1, ctx_flag) if ctx_flag else None), self.u(j + 1, "b")
-                branches = self.steps(j, ctx, dele, False)
-                if flag == "b":
-                    b_steps = list(branches)  # what the b state's B twin may do (capped)
                 name = f"{self.p}-f{i}-{m}{flag}"
                 if self.rules.has(name):
                     out[f"{m}{flag}"] = name
                     continue
+                branches = self.steps(j, out.get(f"{m + 1}{flag}"), out.get(f"{m + 1}b"))
+                if flag == "b":
+                    b_steps = list(branches)  # what the b state's B twin may do (capped)
                 branches += self.plus(f"{self.p}-f{i}-{m}b", f"{self.p}-f{i}-{m}B", b_steps)
                 out[f"{m}{flag}"] = self.rules.add(name, *branches)
         return {flag: out.get(f"{depth}{flag}") for flag in ("a", "b")}
@@ -189,7 +189,13 @@ class _File:
         for node in trie:
             for text, k in distinguishing_prefixes(t for t, _c, _s in node.children).items():
                 self.split[text] = max(k, self.split.get(text, 0))
-        for j in range(n, -1, -1):
+        after: list[Expr] = [Ref(self.after)]
+        # per line, each rule after the rules it calls: ``b``/``a`` (the line written), ``p``
+        # (a hunk may start here or later: its first run's rules end in this line's ``a``), then
+        # ``c``/``z``, which may end the hunk and so start the next one from ``p``
+        self.continuation(n, "bacz", after)
+        for j in range(n - 1, -1, -1):
+            self.continuation(j, "ba", [])
             branches: list[Expr] = []
             if j in valid:
                 first = self.forced(j, 0)["a"]
@@ -199,7 +205,8 @@ class _File:
                 branches.append(Ref(f"{p}-p{j + 1}"))
             if branches:
                 rules.add(f"{p}-p{j}", *branches)
-            self.continuation(j)
+            end: list[Expr] = [seq(Ref("u-hunk"), Ref(f"{p}-p{j}"))] if rules.has(f"{p}-p{j}") else []
+            self.continuation(j, "cz", end + after)
         for node in trie:
             b_alts: list[Expr] = []
             for flag in ("b", "a"):
@@ -211,7 +218,7 @@ class _File:
                         ctx, dele = f"{p}-t{child}{flag}", f"{p}-t{child}b"
                     else:
                         ctx, dele = self._leaf_targets(start, node.depth + 1, flag)
-                    alts += self.steps(start + node.depth, ctx, dele, True)
+                    alts += self.steps(start + node.depth, ctx, dele)
                 if flag == "b":
                     b_alts = list(alts)
                 alts += self.plus(f"{p}-t{node.ident}b", f"{p}-t{node.ident}B", b_alts)

@@ -256,3 +256,22 @@ def test_distinguishing_prefixes_are_the_shortest_unshared_ones() -> None:
         others = [t for t in got if t != text]
         assert k == len(text) or not any(t.startswith(text[:k]) for t in others)
         assert k == 0 or any(t.startswith(text[: k - 1]) for t in others) or k == 1
+
+
+def test_grammars_stay_linear_in_the_file_and_are_emitted_callees_first() -> None:
+    """A few rules per line (a diff: ``p``, ``a``, ``b``, ``c`` and a line's tail; a line unique
+    by itself has no run rules of its own), and every rule calls only rules before it, so that
+    ``prepare`` decides the grammar in one walk per rule."""
+    from gramwright.editors.edit_grammar_sr import is_marker_line, search_replace_grammar
+    from gramwright.editors.edit_grammar_udiff import udiff_grammar
+    from gramwright.editors.edit_lines import file_lines
+    from gramwright.grammar.analysis import _ordered_facts
+
+    root = Path(__file__).resolve().parents[1] / "toolchain"
+    data = b"".join(p.read_bytes() for p in sorted(root.rglob("*.py")))
+    snap = decode_file("big.py", b"".join(data.splitlines(keepends=True)[:1500]))
+    diff = udiff_grammar([file_lines(snap, exact_eol=True)])
+    sr = search_replace_grammar([file_lines(snap, exact_eol=False, barrier=is_marker_line)])
+    for g, most in ((diff, 7), (sr, 4.5)):  # a diff had 10.5 per line before
+        assert len(g.rules) / len(snap.lines) < most
+        assert _ordered_facts(g) is not None
