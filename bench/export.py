@@ -82,7 +82,7 @@ def sampled_documents(grammar: Any, seed: str, count: int) -> list[bytes]:
 def bench_groups(sample: int) -> tuple[list[tuple[str, Any, list[bytes] | None, Any]], dict[str, int]]:
     """(id, prepared grammar, documents or None, compiled schema extras) for the sampled schemas."""
     from gramwright.grammar.analysis import prepare
-    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.recognizer import Recognizer, clear_compile_cache, compile_grammar
     from gramwright.schema.api import compile_schema
     from gramwright.schema.canonical import KeyOrder
     from gramwright.schema.compiler.options import CompileOptions
@@ -107,13 +107,13 @@ def bench_groups(sample: int) -> tuple[list[tuple[str, Any, list[bytes] | None, 
         key_order = KeyOrder(compiled.member_orders)
         docs = [instance_text(rec, t.data, key_order, registry.root_draft <= 4) for t in group.tests]
         out.append((group.id, grammar, [d for d in docs if d is not None], None))
-        compile_grammar.cache_clear()
+        clear_compile_cache()
     return out, dict(skipped)
 
 
 def run_grammar(gid: str, kind: str, grammar: Any, docs: list[bytes], report: dict[str, Any]) -> None:
     from gramwright.grammar.export import REQUEST_TARGETS, TARGETS, export_grammar
-    from gramwright.recognizer import Recognizer, compile_grammar
+    from gramwright.recognizer import Recognizer, clear_compile_cache, compile_grammar
     from gramwright.serving.differential import PAIRS, load_exports
 
     t0 = time.perf_counter()
@@ -154,7 +154,7 @@ def run_grammar(gid: str, kind: str, grammar: Any, docs: list[bytes], report: di
                 )
     report["grammars"][kind] += 1
     report["documents"][kind] += len(docs)
-    compile_grammar.cache_clear()
+    clear_compile_cache()
 
 
 def main(argv: list[str] | None = None) -> int:

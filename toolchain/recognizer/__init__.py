@@ -5,6 +5,7 @@ from gramwright.recognizer.recognizer import (
     InputRejected,
     Recognizer,
     Snapshot,
+    clear_compile_cache,
     compile_grammar,
     describe_bytes,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "InputRejected",
     "Recognizer",
     "Snapshot",
+    "clear_compile_cache",
     "compile_grammar",
     "describe_bytes",
 ]

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable
 
 from gramwright.grammar.analysis import prepare
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer.nfa import Nfa, build_nfa
 
 DEAD = -1
+# a rule state of more NFA states than this is stepped through a byte index (``_byte_index``)
+_INDEX_MEMBERS = 64
 BOTTOM = 0  # the empty stack: reaching it means the root rule has completed
 
 Chain = tuple[int, ...]  # rule states: the top one first, then return states below it
@@ -54,6 +57,7 @@ class CompiledGrammar:
         self._rs_step: list[dict[int, int]] = []
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._rs_index: dict[int, dict[int, set[int]]] = {}  # wide rule states: byte → targets
         # each rule's start state, interned when first entered (a 5,000-line edit grammar has
         # ~50k rules, of which a run enters a few hundred)
         self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
@@ -144,11 +148,33 @@ class CompiledGrammar:
         row = self._rs_step[rs]
         nxt = row.get(byte)
         if nxt is None:
-            edges = self.nfa.byte_edges
-            targets = {t for s in self._rs_nfa[rs] for lo, hi, t in edges[s] if lo <= byte <= hi}
+            members = self._rs_nfa[rs]
+            if len(members) > _INDEX_MEMBERS:
+                index = self._rs_index.get(rs)
+                if index is None:
+                    index = self._rs_index[rs] = self._byte_index(members)
+                targets: Iterable[int] = index.get(byte, ())
+            else:
+                edges = self.nfa.byte_edges
+                targets = {t for s in members for lo, hi, t in edges[s] if lo <= byte <= hi}
             nxt = self._rule_state(frozenset(targets)) if targets else DEAD
             row[byte] = nxt
         return nxt
+
+    def _byte_index(self, members: frozenset[int]) -> dict[int, set[int]]:
+        """byte → the targets of ``members``' edges on it: a wide rule state (a diff's start
+        lines, ~9k NFA states) is stepped on hundreds of bytes, each a scan of every member."""
+        edges = self.nfa.byte_edges
+        index: dict[int, set[int]] = {}
+        for s in members:
+            for lo, hi, t in edges[s]:
+                for b in range(lo, hi + 1):
+                    got = index.get(b)
+                    if got is None:
+                        index[b] = {t}
+                    else:
+                        got.add(t)
+        return index
 
     def state_byte_ranges(self, rs: int) -> tuple[tuple[int, int], ...]:
         """The bytes a rule state can consume itself, as ranges."""

@@ -377,7 +377,7 @@ def run_conformance(
     every: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> ConformanceResult:
-    from gramwright.recognizer import compile_grammar
+    from gramwright.recognizer import clear_compile_cache
 
     groups = sample(discover(path, optional=optional), every)
     result = ConformanceResult()
@@ -385,7 +385,7 @@ def run_conformance(
         result.groups.append(run_group(g, timeout_s=timeout_s))
         # Each group is another schema: keeping the last 64 compiled grammars (and their memo
         # tables) alive only makes every full garbage collection slower, up to the time limits.
-        compile_grammar.cache_clear()
+        clear_compile_cache()
         if progress is not None:
             progress(i + 1, len(groups))
     return result
