@@ -3,9 +3,12 @@ and across grammars, and how unrolled repetitions fold within a token's reach.""
 
 from __future__ import annotations
 
+import pytest
+
 from gramwright.engine.keys import StateKeys
 from gramwright.grammar.ir import Expr, Grammar, Ref, char_class, literal, repeat, seq
 from gramwright.recognizer import CompiledGrammar, compile_grammar
+from gramwright.recognizer import nfa as nfa_module
 
 LOWER = ((0x61, 0x7A),)
 DIGITS = ((0x30, 0x39),)
@@ -68,9 +71,11 @@ def test_far_copies_of_a_repetition_fold_within_the_horizon_and_the_end_does_not
     assert len(labels) == cg.nfa.num_states and labels != list(range(cg.nfa.num_states))
 
 
-def test_names_do_not_depend_on_the_order_rules_are_built_in() -> None:
-    """The NFA builds a rule when it is first asked for, so state numbers depend on the order
-    rules were met; the keys that leave the process (signatures, canonical names) must not."""
+def test_names_do_not_depend_on_the_order_rules_are_built_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large grammar's NFA builds a rule when it is first asked for, so state numbers depend on
+    the order rules were met; the keys that leave the process (signatures, canonical names) must
+    not."""
+    monkeypatch.setattr(nfa_module, "EAGER_MAX_RULES", 0)  # built as a large grammar's is
     lazy = CompiledGrammar(PAIR)  # not compile_grammar: that one is memoised per grammar
     eager = CompiledGrammar(PAIR)
     for rule in reversed(range(len(eager.nfa.rule_names))):  # the opposite order of a walk
