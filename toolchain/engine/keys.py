@@ -55,13 +55,22 @@ class StateKeys:
         self._rule_sigs: dict[int, str | None] = {}
         self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
 
+    def _body(self, rule: int) -> object:
+        return self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
+
     def _canon_rule(self, rule: int) -> int:
         """An id shared by the rules with ``rule``'s body (this process's own numbering)."""
         got = self._rule_canon.get(rule)
         if got is None:
-            body = self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
+            body = self._body(rule)
             got = self._rule_canon[rule] = self._body_ids.setdefault(body, len(self._body_ids))
         return got
+
+    def _offsets(self, rs: int, horizon: int | None) -> tuple[int, frozenset[int]]:
+        """The rule of ``rs`` and its members (mapped at ``horizon``) as offsets in that rule."""
+        rule = self.cg.state_rule(rs)
+        base = self.cg.nfa.start(rule)
+        return rule, frozenset(s - base for s in self._members(rs, horizon))
 
     def _members(self, rs: int, horizon: int | None) -> frozenset[int]:
         """The NFA states of ``rs``, mapped through ``horizon_labels`` when a horizon is given."""
@@ -82,10 +91,8 @@ class StateKeys:
         memo = (rs, horizon)
         cid = self._rs_canon.get(memo)
         if cid is None:
-            rule = self.cg.state_rule(rs)
-            base = self.cg.nfa.start(rule)
-            name = (self._canon_rule(rule), frozenset(s - base for s in self._members(rs, horizon)))
-            cid = self._canon_ids.setdefault(name, len(self._canon_ids))
+            rule, offsets = self._offsets(rs, horizon)
+            cid = self._canon_ids.setdefault((self._canon_rule(rule), offsets), len(self._canon_ids))
             self._rs_canon[memo] = cid
         return cid
 
@@ -96,12 +103,10 @@ class StateKeys:
         first = self._first_with_body
         if first is None:
             first = self._first_with_body = {}
-            for i, name in enumerate(self.cg.nfa.rule_names):
-                first.setdefault(self.cg.grammar.rules[name], i)
-        rule = self.cg.state_rule(rs)
-        base = self.cg.nfa.start(rule)
-        body = self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
-        return (first[body], frozenset(s - base for s in self._members(rs, horizon)))
+            for i in range(len(self.cg.nfa.rule_names)):
+                first.setdefault(self._body(i), i)
+        rule, offsets = self._offsets(rs, horizon)
+        return (first[self._body(rule)], offsets)
 
     def state_signature(self, rs: int, horizon: int | None = None) -> Hashable | None:
         """A grammar-independent name for rule state ``rs`` up to ``horizon`` (as in
@@ -125,11 +130,10 @@ class StateKeys:
                 return out_q
         out: Hashable | None = self._reach_signature(rs, horizon)
         if out is None:
-            rule = self.cg.state_rule(rs)
+            rule, offsets = self._offsets(rs, horizon)
             sig = self._rule_signature(rule)
             if sig is not None:
-                base = self.cg.nfa.start(rule)
-                out = ("rule", sig, frozenset(s - base for s in self._members(rs, horizon)))
+                out = ("rule", sig, offsets)
         self._rs_sigs[memo] = out
         return out
 

@@ -325,6 +325,26 @@ def _prune_expr(expr: Expr, productive: Set[str]) -> Expr | None:
     return repeat(inner, expr.min, expr.max)
 
 
+def _pruned(
+    g: Grammar, rule_refs: Mapping[str, list[str]], productive: Set[str], dead_classes: bool
+) -> tuple[dict[str, Expr], dict[str, list[str]]]:
+    """The productive rules with what can never complete dropped, and their references."""
+    pruned: dict[str, Expr] = {}
+    pruned_refs: dict[str, list[str]] = {}
+    # only a rule that calls a dead rule or holds an empty class has anything to drop
+    for name, body in g.rules.items():
+        if name in productive:
+            if not dead_classes and all(r in productive for r in rule_refs[name]):
+                pruned[name] = body
+                pruned_refs[name] = rule_refs[name]
+                continue
+            new = _prune_expr(body, productive)
+            assert new is not None  # productive rules keep at least one branch
+            pruned[name] = new
+            pruned_refs[name] = rule_refs[name] if new is body else refs(new)
+    return pruned, pruned_refs
+
+
 def prepare(g: Grammar) -> Grammar:
     """Check references, prune dead parts, drop unreachable rules, reject left recursion.
 
@@ -346,31 +366,23 @@ def prepare(g: Grammar) -> Grammar:
     if g.root not in productive:
         dead = [n for n in reachable_rules(g, rule_refs) if n not in productive]
         raise EmptyLanguageError(g.root, dead)
-    pruned: dict[str, Expr] = {}
-    pruned_refs: dict[str, list[str]] = {}
+    pruned: Mapping[str, Expr]
+    pruned_refs: Mapping[str, list[str]]
     if not dead_classes and len(productive) == len(g.rules):
-        pruned, pruned_refs = dict(g.rules), dict(rule_refs)  # nothing to drop
-    # only a rule that calls a dead rule or holds an empty class has anything to drop
-    for name, body in () if pruned else g.rules.items():
-        if name in productive:
-            if not dead_classes and all(r in productive for r in rule_refs[name]):
-                pruned[name] = body
-                pruned_refs[name] = rule_refs[name]
-                continue
-            new = _prune_expr(body, productive)
-            assert new is not None  # productive rules keep at least one branch
-            pruned[name] = new
-            pruned_refs[name] = rule_refs[name] if new is body else refs(new)
+        pruned, pruned_refs = g.rules, rule_refs  # nothing to drop (read, never written)
+    else:
+        pruned, pruned_refs = _pruned(g, rule_refs, productive, dead_classes)
     out = Grammar(pruned, g.root)
     if facts is None:
         kept = reachable_rules(out, pruned_refs)
     else:
         # every reference is to an earlier rule (or the rule itself): one pass from the last
         reached = {g.root}
-        for name in reversed(pruned):
+        names = list(pruned)
+        for name in reversed(names):
             if name in reached:
                 reached.update(pruned_refs[name])
-        kept = [name for name in pruned if name in reached]
+        kept = [name for name in names if name in reached]
     if len(kept) < len(pruned):
         out = Grammar({n: pruned[n] for n in kept}, g.root)
     if facts is None:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from gramwright.errors import GrammarError
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer.compiled import DEAD, CompiledGrammar
+from gramwright.recognizer.nfa import EAGER_MAX_RULES
 
 
 def describe_bytes(allowed: frozenset[int], limit: int = 12) -> str:
@@ -163,17 +164,17 @@ class Recognizer:
         self._position = 0
 
 
-# Past this many rules a grammar is compiled afresh rather than looked up: the memo hashes the
-# whole grammar (~0.15 s for a 5,000-line edit grammar's 30k rules), and such a grammar's compile
-# is the cheap part (its NFA is built per rule when entered, and a prepared grammar is not
-# prepared again). Edit grammars are made for one request and not met again.
-MEMO_MAX_RULES = 4096
+# A grammar of more than EAGER_MAX_RULES rules (the NFA's own bound for a large grammar) is
+# compiled afresh rather than looked up: the memo hashes the whole grammar (~0.15 s for a
+# 5,000-line edit grammar's 30k rules), and such a grammar's compile is the cheap part (its NFA
+# is built per rule when entered, and a prepared grammar is not prepared again). Edit grammars
+# are made for one request and not met again.
 
 
 def compile_grammar(grammar: Grammar) -> CompiledGrammar:
     """Prepare and lower a grammar; cached per grammar (the memo tables are shared by design),
-    except for a grammar of more than MEMO_MAX_RULES rules."""
-    if len(grammar.rules) > MEMO_MAX_RULES:
+    except for a large grammar (more than ``nfa.EAGER_MAX_RULES`` rules)."""
+    if len(grammar.rules) > EAGER_MAX_RULES:
         return CompiledGrammar(grammar)
     return _compile_memo(grammar)
 
