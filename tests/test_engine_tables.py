@@ -85,3 +85,33 @@ def test_bounded_store_drops_the_oldest_entry() -> None:
     assert store == {"a": 3, "b": 2}
     store.put("c", 4)
     assert store == {"b": 2, "c": 4}
+
+
+def test_per_first_byte_tables_match_the_tokens_bytes() -> None:
+    """The walks gather candidates and group masks from per-first-byte tables: each must be
+    exactly the tokens with that first byte (and length), or a free key's mask would drift."""
+    from gramwright.engine import bitset
+    from gramwright.engine.local import LocalAutomaton
+    from gramwright.engine.local_masks import LocalWalker
+
+    _, vocab = smol()
+    arrays = vocab.tables.arrays()
+    lengths = vocab.lengths
+    first = vocab.byte_matrix[:, 0]
+    for b in (0x22, ord("a"), ord(" "), 0xC3, 0xFF):
+        with_bytes = np.flatnonzero((lengths > 0) & (first == b))
+        assert arrays.by_first[b].tolist() == with_bytes.tolist()
+        singles = np.flatnonzero((lengths == 1) & (first == b))
+        assert arrays.single_by_first[b].tolist() == singles.tolist()
+        multi = bitset.pack_bools((lengths > 1) & (first == b))
+        assert (arrays.multi_bits_by_first[b] == multi).all()
+    walker = LocalWalker(LocalAutomaton(compile_grammar(load_bundled("json"))), vocab)
+    rng = np.random.default_rng(7)
+    for size in (3, 100, 129, 250):  # either side of the union / complement switch
+        group = np.zeros(256, dtype=bool)
+        group[rng.choice(256, size=size, replace=False)] = True
+        expected = bitset.pack_bools((lengths > 1) & group[first])
+        assert (walker._group_bits(group) == expected).all()
+        picked = walker._starting_with_ids(group, ~group)
+        want = np.flatnonzero((lengths > 0) & (group[first] | (~group[first] & (lengths == 1))))
+        assert picked.tolist() == want.tolist()

@@ -48,6 +48,9 @@ SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a sh
 # loops on the state there; only states allowing this many bytes are looked at for loops.
 WHOLE_SUBTREE_MIN = 4
 LOOP_MIN_BYTES = 32
+# A walk's candidates are gathered from the per-first-byte lists up to this many tokens (then
+# sorted); more than that, one boolean pass over the vocabulary is cheaper.
+WALK_GATHER_MAX = 8192
 
 
 @dataclass
@@ -113,6 +116,10 @@ class LocalWalker:
         self._multi_byte_ids = arrays.multi_byte_ids
         self._first_byte = arrays.first_byte
         self._first_counts = arrays.first_counts
+        self._by_first = arrays.by_first
+        self._single_by_first = arrays.single_by_first
+        self._multi_bits_by_first = arrays.multi_bits_by_first
+        self._multi_bits = arrays.multi_bits
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
         self._runs: dict[int, Run | None] = {}
@@ -280,12 +287,10 @@ class LocalWalker:
             taken = self._first_byte_groups(lid, parts)
             if taken is not None:
                 first &= ~taken
-                first_of = matrix[0, candidates]
-                single = lengths[candidates] == 1
                 # one-byte tokens of those first bytes still end here (walked below)
-                ids = candidates[first[first_of] | (taken[first_of] & single)]
+                ids = self._starting_with_ids(first, taken)
             else:
-                ids = candidates[first[matrix[start, candidates]]]
+                ids = self._starting_with_ids(first, None)
         else:
             ids = candidates[first[matrix[start, candidates]]]
         cur = np.full(ids.shape[0], lid, dtype=np.int32)
@@ -320,6 +325,41 @@ class LocalWalker:
                 self._finish_in_python(ids, cur, pos, parts)
                 break
         return parts.finish()
+
+    def _starting_with_ids(
+        self, first: npt.NDArray[np.bool_], singles_of: npt.NDArray[np.bool_] | None
+    ) -> IntArray:
+        """The tokens whose first byte is in ``first``, plus the one-byte tokens of the bytes in
+        ``singles_of``, ascending: from the per-byte lists when they are few (a free key's walk
+        keeps an escape and a few lead bytes), else by one pass over the vocabulary."""
+        walked = np.flatnonzero(first).tolist()
+        counts = self._first_counts
+        if sum(counts[b] for b in walked) > WALK_GATHER_MAX:
+            first_of = self._first_byte[self.ids]
+            keep = first[first_of]
+            if singles_of is not None:
+                keep |= singles_of[first_of] & (self.vocab.lengths[self.ids] == 1)
+            return self.ids[keep]
+        pieces = [self._by_first[b] for b in walked if counts[b]]
+        if singles_of is not None:
+            singles = self._single_by_first
+            pieces += [singles[b] for b in np.flatnonzero(singles_of).tolist() if singles[b].size]
+        if not pieces:
+            return np.zeros(0, dtype=np.int32)
+        out = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+        return np.sort(out) if len(pieces) > 1 else out
+
+    def _group_bits(self, group: npt.NDArray[np.bool_]) -> Words:
+        """The multi-byte tokens whose first byte is in ``group``, as a bitset: the union of the
+        per-byte rows, or (for most bytes) every multi-byte token minus the other rows."""
+        rows = self._multi_bits_by_first
+        inside = np.flatnonzero(group)
+        if inside.size <= 128:
+            got: Words = np.bitwise_or.reduce(rows[inside], axis=0)
+            return got
+        outside = np.flatnonzero(~group)
+        rest: Words = self._multi_bits & ~np.bitwise_or.reduce(rows[outside], axis=0)
+        return rest
 
     def _ensure_rows(self) -> None:
         need = self.local.num_states
@@ -487,7 +527,7 @@ class LocalWalker:
             sel = np.zeros(256, dtype=bool)
             sel[bytes_] = True
             # the suffix mask holds multi-byte tokens only, so empty tokens never slip in
-            parts.bits.append(got.accepted & bitset.pack_bools(sel[first_of]))
+            parts.bits.append(got.accepted & self._group_bits(sel))
             if got.pending_ids.size:
                 keep = sel[first_of[got.pending_ids]]
                 parts.pending(got.pending_ids[keep], got.pending_offsets[keep])

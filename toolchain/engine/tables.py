@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from gramwright.engine.bitset import IntArray
+from gramwright.engine.bitset import IntArray, Words, num_words
 from gramwright.engine.byte_sets import TailSets, build_tail_sets
 from gramwright.engine.trie import TokenTrie
 
@@ -94,6 +94,10 @@ class TokenArrays:
     matrix_t: npt.NDArray[np.uint8]  # byte matrix, position-major: rows gather fast
     first_byte: npt.NDArray[np.uint8]  # per token id
     first_counts: list[int]  # tokens with bytes, per first byte
+    by_first: list[IntArray]  # per first byte: the tokens with bytes starting with it, sorted
+    single_by_first: list[IntArray]  # per byte: the one-byte tokens of exactly that byte
+    multi_bits_by_first: Words  # (256, words): per first byte, its multi-byte tokens as a bitset
+    multi_bits: Words  # every multi-byte token, as a bitset
 
 
 class VocabularyTables:
@@ -131,12 +135,29 @@ class VocabularyTables:
         if self._arrays is None:
             lengths, matrix = self._lengths, self._byte_matrix
             ids = np.nonzero(lengths > 0)[0].astype(np.int32)
+            first = np.ascontiguousarray(matrix[:, 0])
+            multi = ids[lengths[ids] > 1]
+            single = ids[lengths[ids] == 1]
+            # a stable sort by first byte keeps each byte's ids ascending
+            order = ids[np.argsort(first[ids], kind="stable")]
+            counts = np.bincount(first[ids], minlength=256)
+            by_first = np.split(order, np.cumsum(counts)[:-1])
+            single_order = single[np.argsort(first[single], kind="stable")]
+            singles = np.split(single_order, np.cumsum(np.bincount(first[single], minlength=256))[:-1])
+            width = num_words(lengths.size) * 32
+            grid = np.zeros((256, width), dtype=bool)
+            grid[first[multi], multi] = True
+            per_byte = np.packbits(grid, axis=1, bitorder="little").view(np.uint32)
             self._arrays = TokenArrays(
                 ids=ids,
-                multi_byte_ids=ids[lengths[ids] > 1],
+                multi_byte_ids=multi,
                 matrix_t=np.ascontiguousarray(matrix.T),
-                first_byte=np.ascontiguousarray(matrix[:, 0]),
-                first_counts=np.bincount(matrix[ids, 0], minlength=256).tolist(),
+                first_byte=first,
+                first_counts=counts.tolist(),
+                by_first=by_first,
+                single_by_first=singles,
+                multi_bits_by_first=per_byte,
+                multi_bits=np.bitwise_or.reduce(per_byte, axis=0),
             )
         return self._arrays
 
