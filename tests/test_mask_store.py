@@ -234,3 +234,42 @@ def test_a_string_body_learned_under_one_name_serves_another_schema(
     finally:
         vocab.tables.attach(None)
         vocab.tables.clear()
+
+
+def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_its_own_masks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grammar's own masks are stored under its hash with a mark: a schema's first run asks the
+    store once for the mark (not once per key, each a digest), a later run of it reads its masks."""
+    from gramwright.engine.masks import GRAMMAR_NAMESPACE
+
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    _, vocab = smol()
+    grammar = compile_schema(_schemas()[-1]).grammar
+    asked: list[tuple[str, object]] = []
+    real_load = MaskStore.load
+
+    def counting(self: MaskStore, namespace: str, key: object) -> object:
+        asked.append((namespace, key))
+        return real_load(self, namespace, key)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MaskStore, "load", counting)
+    try:
+        _fresh_store(vocab)
+        engine = cache.load_engine(grammar, vocab)
+        first = _walk_masks(engine, seed=3)
+        own_first = [k for ns, k in asked if ns == GRAMMAR_NAMESPACE]
+        assert len(own_first) == 1  # the mark only
+        assert engine.masks.local_misses > 10  # … though the walks computed many own masks
+        cache.save_engine(engine)
+        asked.clear()
+        store = _fresh_store(vocab)
+        again = _walk_masks(cache.load_engine(grammar, vocab), seed=3)
+        own_again = [k for ns, k in asked if ns == GRAMMAR_NAMESPACE]
+        assert len(own_again) > 1 and store.hits >= len(own_again) - 1
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+    assert len(first) == len(again)
+    for x, y in zip(first, again, strict=True):
+        assert np.array_equal(x, y)

@@ -66,6 +66,9 @@ class MaskStore:
         self.dir = self.root / f"{fingerprint[:32]}-{ENGINE_VERSION}"
         self._segments: list[Segment] | None = None
         self._new: dict[bytes, Entry] = {}
+        # computed by this process, named (digested) only when written: a new grammar's masks
+        # are all misses, and naming each on the way would put a digest in every cold mask
+        self._unnamed: dict[tuple[str, Hashable], Entry] = {}
         self._from_disk: set[bytes] = set()
         self._names: dict[tuple[str, Hashable], bytes] = {}
         self.hits = 0
@@ -108,6 +111,9 @@ class MaskStore:
         return name
 
     def load(self, namespace: str, key: Hashable) -> LocalMask | None:
+        got = self._unnamed.get((namespace, key))
+        if got is not None:
+            return LocalMask(got.accepted, bool(got.accepted.any()), got.pending_ids, got.pending_offsets)
         name = self._name(namespace, key)
         if name is None:
             return None
@@ -137,22 +143,28 @@ class MaskStore:
         _remove(seg.path)
 
     def added(self, namespace: str, key: Hashable, value: LocalMask) -> None:
-        name = self._name(namespace, key)
-        if name is None:
-            return
-        if name not in self._from_disk:
-            self._new[name] = Entry(value.accepted, value.pending_ids, value.pending_offsets)
+        self._unnamed[(namespace, key)] = Entry(value.accepted, value.pending_ids, value.pending_offsets)
+
+    def _name_new(self) -> None:
+        """Digest the masks added since the last flush (keys that are not plain data are dropped,
+        as are masks that came from disk)."""
+        for (namespace, key), entry in self._unnamed.items():
+            name = self._name(namespace, key)
+            if name is not None and name not in self._from_disk:
+                self._new[name] = entry
+        self._unnamed = {}
 
     @property
     def pending(self) -> int:
         """Masks computed by this process and not written yet."""
-        return len(self._new)
+        return len(self._new) + len(self._unnamed)
 
     # -- writing -----------------------------------------------------------------------------
     def flush(self) -> Path | None:
         """Write the masks computed since the last flush as a new segment (atomically), merge
         segments past MAX_SEGMENTS, keep the whole cache under its bound, and record hit counts."""
         written: Path | None = None
+        self._name_new()
         if self._new:
             self.dir.mkdir(parents=True, exist_ok=True)
             written = self.dir / f"seg-{time.time_ns():020d}-{os.getpid()}{SUFFIX}"

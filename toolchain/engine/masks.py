@@ -57,6 +57,9 @@ BAND_UPPERS = (2, 4, 6, 8, 11, 16)
 # A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
 BAND_TRIE_MAX = 1000
 GRAMMAR_NAMESPACE = "grammar"  # the on-disk store's name space for one grammar's own masks
+# under a grammar's hash, the entry that says the store holds masks of that grammar: a grammar
+# never stored (every schema's first run) skips the store for its own keys after one lookup
+GRAMMAR_MARK = "stored"
 
 
 class MaskComputer:
@@ -93,6 +96,8 @@ class MaskComputer:
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
         self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
+        self._in_store: bool | None = None  # whether the store held this grammar's own masks
+        self._marked = False  # whether this engine added the grammar's mark to the store
 
     def state(self) -> dict[str, object]:
         return {
@@ -303,7 +308,7 @@ class MaskComputer:
             got = self.shared_masks.lookup(key)
         else:
             got = self.local_masks.get(key)
-            if got is None and backing is not None:
+            if got is None and backing is not None and self._grammar_stored():
                 got = backing.load(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable(key)))
                 if got is not None:
                     self.local_masks[key] = got
@@ -328,8 +333,29 @@ class MaskComputer:
             else:
                 self.local_masks[key] = got
                 if backing is not None:
+                    if not self._marked:
+                        # written with the masks: the next process looks this grammar up
+                        self._marked = True
+                        mark = (self.cg.hash, GRAMMAR_MARK)
+                        backing.added(GRAMMAR_NAMESPACE, mark, _empty_mask(self.vocab.size))
                     backing.added(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable(key)), got)
         return got
+
+    def _grammar_stored(self) -> bool:
+        """Whether the store held masks of this grammar (its mark) when first asked: once per
+        engine, so a grammar the store has never seen costs one lookup, not one per key."""
+        got = self._in_store
+        if got is None:
+            backing = self.shared_masks.backing
+            mark = (self.cg.hash, GRAMMAR_MARK)
+            got = self._in_store = backing is not None and backing.load(GRAMMAR_NAMESPACE, mark) is not None
+        return got
+
+
+def _empty_mask(vocab_size: int) -> LocalMask:
+    words = np.zeros(bitset.num_words(vocab_size), dtype=np.uint32)
+    none = np.zeros(0, dtype=np.int32)
+    return LocalMask(words, False, none, none)
 
 
 def _bands(vocab: TokenVocabulary, ids: IntArray, uppers: list[int]) -> Bands:
