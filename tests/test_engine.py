@@ -390,3 +390,34 @@ def test_band_keys_never_stand_in_for_whole_keys() -> None:
         for band in range(len(masks.band_uppers)):
             keys.add(masks._key(chain, parent == 0, band))
     assert len(keys) == len(masks.band_uppers) + 1
+
+
+def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
+    """Trie walks follow a literal down the vocabulary trie without a state per byte, and fall
+    back to stepping when tokens run past its end (``"re"`` then letters: "request", "return"):
+    masks along random walks equal a plain walk of the vocabulary."""
+    from gramwright.grammar.gbnf import parse_gbnf
+
+    _, vocab = smol()
+    gbnf = (
+        'root ::= "{" (m1 | m2)? "}"\n'
+        'm1 ::= "\\"re" [a-z]* "\\":" ("true" | "null")\n'
+        'm2 ::= "\\"address_line\\":" [0-9]+ ("," m1)?\n'
+    )
+    engine = GrammarEngine(parse_gbnf(gbnf), vocab)
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    rng = random.Random(11)
+    seen = 0
+    for _ in range(12):
+        matcher = engine.matcher()
+        for _ in range(30):
+            ours = engine.masks.allowed(matcher.config)
+            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+            seen += 1
+            if ours.size == 0:
+                break
+            matcher.consume(rng.choice(ours.tolist()))
+            if matcher.is_terminated():
+                break
+    walker = engine.masks.walker
+    assert seen > 50 and any(walker._literals.values())  # the shortcut was taken

@@ -237,3 +237,22 @@ def test_regular_grammars_agree_with_python_re(expr: Expr, texts: list[str]) -> 
         rec = Recognizer(cg)
         ours = rec.try_feed(text.encode()) and rec.is_accepting()
         assert ours == bool(pattern.fullmatch(text)), (text, pattern.pattern)
+
+
+def test_literal_runs_stop_where_more_than_one_thing_can_happen() -> None:
+    """``literal_run``: the bytes a rule state must read one at a time; it ends after the byte
+    into a state that calls, completes or branches (the token walk's shortcut relies on it)."""
+    from gramwright.grammar.gbnf import parse_gbnf
+
+    cg = compile_grammar(parse_gbnf('root ::= "{\\"name\\":" v ("," "x" | "y")\nv ::= [0-9]+ "z"'))
+    start = next(iter(cg.config_frames[cg.initial]))
+    assert cg.literal_run(cg.frame_state(start)) == b'{"name":'  # then the call to v
+    after = cg.walk(cg.initial, b'{"name":1z')
+    tops = {cg.rule_name_of(cg.frame_state(f)): cg.frame_state(f) for f in cg.config_frames[after]}
+    assert cg.literal_run(tops["root"]) == b""  # "," or "y": two bytes
+    inside = cg.walk(cg.initial, b'{"name":1z,')
+    (frame,) = cg.config_frames[inside]
+    assert cg.literal_run(cg.frame_state(frame)) == b"x"  # and the rule completes
+    digits = cg.walk(cg.initial, b'{"name":')
+    (frame,) = cg.config_frames[digits]
+    assert cg.literal_run(cg.frame_state(frame)) == b""  # [0-9]: a range, not one byte

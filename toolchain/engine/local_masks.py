@@ -122,6 +122,7 @@ class LocalWalker:
         self._multi_bits = arrays.multi_bits
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
+        self._literals: dict[int, bytes] = {}
         self._runs: dict[int, Run | None] = {}
         self._trie: TokenTrie | None = None
 
@@ -183,8 +184,31 @@ class LocalWalker:
         stack = [(0, lid, 0)]
         class_step = local.class_step
         first_bytes = local.first_bytes
+        literal = self._literal
+        child_of = trie.child
         while stack:
             node, cur, depth = stack.pop()
+            run = literal(cur)
+            if run:
+                # a literal (a member's ``,"name":``): follow its bytes down the trie with no
+                # local state per byte — the tokens ending on the way are alive, and unless the
+                # trie goes on past the literal's end (rare: tokens are short), that is all
+                passed = []
+                at = node
+                through = True
+                for b in run:
+                    below_at = child_of(at, b)
+                    if below_at is None:
+                        through = False
+                        break
+                    passed.append(below_at)
+                    at = below_at
+                if not (through and children[at]):
+                    for n in passed:
+                        if ends[n]:
+                            accepted.extend(ends[n])
+                    continue
+                # longer tokens go past its end: walked state by state below
             row = local.trans[cur]
             allowed = first_bytes(cur)
             kids = children[node]
@@ -237,6 +261,18 @@ class LocalWalker:
                 np.repeat(np.asarray(returned_at, dtype=np.int32), [r.size for r in returning]),
             )
         return parts.finish()
+
+    def _literal(self, lid: int) -> bytes:
+        """The literal run of ``lid`` (``CompiledGrammar.literal_run``) when it is one chain:
+        empty otherwise. Memoised per local state."""
+        got = self._literals.get(lid)
+        if got is None:
+            chains = self.local.chains[lid]
+            got = b""
+            if len(chains) == 1:
+                got = self.cg.literal_run(next(iter(chains))[0])
+            self._literals[lid] = got
+        return got
 
     def _loop_set(self, lid: int) -> int:
         """The bytes that lead from ``lid`` straight back to it (a string body's ordinary

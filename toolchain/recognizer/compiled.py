@@ -35,6 +35,7 @@ from gramwright.recognizer.nfa import Nfa, build_nfa
 DEAD = -1
 # a rule state of more NFA states than this is stepped through a byte index (``_byte_index``)
 _INDEX_MEMBERS = 64
+_RUN_MAX = 256  # a literal run is followed this far at most (tokens are shorter)
 BOTTOM = 0  # the empty stack: reaching it means the root rule has completed
 
 Chain = tuple[int, ...]  # rule states: the top one first, then return states below it
@@ -58,6 +59,7 @@ class CompiledGrammar:
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rs_index: dict[int, dict[int, set[int]]] = {}  # wide rule states: byte → targets
+        self._runs: dict[int, bytes] = {}  # rule state → its literal run (``literal_run``)
         # each rule's start state, interned when first entered (a 5,000-line edit grammar has
         # ~50k rules, of which a run enters a few hundred)
         self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
@@ -183,6 +185,51 @@ class CompiledGrammar:
             edges = self.nfa.byte_edges
             got = tuple(sorted({(lo, hi) for s in self._rs_nfa[rs] for lo, hi, _ in edges[s]}))
             self._rs_ranges[rs] = got
+        return got
+
+    def literal_run(self, rs: int) -> bytes:
+        """The bytes that rule state ``rs`` must read next, one possible byte at a time, while
+        nothing else can happen (no call, no completion, one byte): a literal such as a member's
+        ``,"name":``. Only ``rs``'s own byte edges count for the first byte (its calls and its
+        completion are other chains); the run ends after the first byte into a state that calls,
+        completes or allows more than one byte. Memoised; empty when ``rs`` allows several bytes.
+        A token walk follows it through the vocabulary trie without a state per byte."""
+        got = self._runs.get(rs)
+        if got is None:
+            nfa = self.nfa
+            edges, eps, calls = nfa.byte_edges, nfa.eps, nfa.calls
+            final = nfa.rule_final[self._rs_rule[rs]]
+            out = bytearray()
+            members: Iterable[int] = self._rs_nfa[rs]
+            while len(out) < _RUN_MAX:
+                byte = -1
+                targets: set[int] = set()
+                for st in members:
+                    for lo, hi, t in edges[st]:
+                        if lo != hi or (byte >= 0 and lo != byte):
+                            byte = -2
+                            break
+                        byte = lo
+                        targets.add(t)
+                    if byte == -2:
+                        break
+                if byte < 0:
+                    break
+                closed = set(targets)
+                stack = list(targets)
+                while stack:
+                    for t in eps[stack.pop()]:
+                        if t not in closed:
+                            closed.add(t)
+                            stack.append(t)
+                if final in closed or any(calls[st] for st in closed):
+                    out.append(byte)
+                    break  # the byte is read; what follows it is more than a literal
+                if not any(edges[st] for st in closed):
+                    break  # nothing after the byte (a pruned grammar has no such state)
+                out.append(byte)
+                members = closed
+            got = self._runs[rs] = bytes(out)
         return got
 
     def state_members(self, rs: int) -> frozenset[int]:
