@@ -12,7 +12,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gramwright.engine.masks import _trie_walk
 from gramwright.engine.matcher import (
     EmptyMaskError,
     GrammarEngine,
@@ -25,7 +24,34 @@ from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.bundled import load_bundled
 from gramwright.grammar.ir import Grammar, Ref, alt, literal, repeat, seq
 from gramwright.recognizer import compile_grammar
+from gramwright.recognizer.compiled import DEAD, CompiledGrammar
 from tests.tokenizers_fixtures import sentencepiece_tokenizer
+
+
+def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> np.ndarray:
+    """The reference: token ids of ``trie`` whose bytes are viable from ``config``, by a plain
+    depth-first walk of the recognizer (the engine's masks must equal it)."""
+    trans = cg.trans
+    step = cg.step
+    children = trie.children
+    ends = trie.ends
+    out: list[int] = []
+    stack = [(0, config)]
+    while stack:
+        node, cfg = stack.pop()
+        row = trans[cfg]
+        for b, child in children[node]:
+            nxt = row.get(b)
+            if nxt is None:
+                nxt = step(cfg, b)
+            if nxt == DEAD:
+                continue
+            if ends[child]:
+                out.extend(ends[child])
+            if children[child]:
+                stack.append((child, nxt))
+    out.sort()
+    return np.asarray(out, dtype=np.int32)
 
 
 @lru_cache(maxsize=1)

@@ -59,7 +59,6 @@ class LocalMask:
     any_accepted: bool
     pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
     pending_offsets: IntArray  # … after this many bytes
-    pending_trie: TokenTrie | None = None  # their remainders, built on first use
     rejected: IntArray | None = None  # suffix masks: multi-byte tokens not accepted (on first use)
 
 
@@ -160,6 +159,11 @@ class LocalWalker:
             if total > limit:
                 break
         return total
+
+    def byte_at(self, ids: IntArray, offsets: IntArray) -> npt.NDArray[np.uint8]:
+        """Per token of ``ids``, its byte at ``offsets`` (each below the token's length)."""
+        got: npt.NDArray[np.uint8] = self._matrix_t[offsets, ids]
+        return got
 
     def trie(self) -> TokenTrie:
         if self._trie is None:

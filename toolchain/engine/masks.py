@@ -6,7 +6,8 @@ Per configuration, the mask is the union over its live stacks (frames) of
   top ``depth`` frames) by a walk of the vocabulary (``local_masks.py``: the trie for restrictive
   states, numpy over the vocabulary otherwise);
 * its **pending tokens** (those that return below the local key with bytes left), checked against
-  the real stack by a walk of their remainders' trie from the return configuration.
+  the real stack from the return configuration: those whose next byte it allows, then each
+  remainder through the memoised transitions.
 
 Local keys are as coarse as exactness allows, because a cold key costs a walk of the vocabulary:
 
@@ -32,6 +33,7 @@ from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
@@ -56,6 +58,7 @@ DEFAULT_DEPTH = 1
 BAND_UPPERS = (2, 4, 6, 8, 11, 16)
 # A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
 BAND_TRIE_MAX = 1000
+_NONE = np.zeros(0, dtype=np.int32)
 GRAMMAR_NAMESPACE = "grammar"  # the on-disk store's name space for one grammar's own masks
 # under a grammar's hash, the entry that says the store holds masks of that grammar: a grammar
 # never stored (every schema's first run) skips the store for its own keys after one lookup
@@ -96,6 +99,7 @@ class MaskComputer:
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
         self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
+        self._allowed: dict[int, npt.NDArray[np.bool_]] = {}  # per return configuration
         self._in_store: bool | None = None  # whether the store held this grammar's own masks
         self._marked = False  # whether this engine added the grammar's mark to the store
 
@@ -264,7 +268,7 @@ class MaskComputer:
         """The pending tokens of ``local`` (under ``key``) that are viable once control returns
         into frame ``parent``: memoised per (key, parent), since every position of a string body
         under one member has the same key and parent, and each new position is a new
-        configuration (its check was a walk of the remainders' trie every time)."""
+        configuration (its check was a walk of the remainders every time)."""
         memo = (key, parent)
         got = self._pending.get(memo)
         if got is None:
@@ -272,12 +276,39 @@ class MaskComputer:
         return got
 
     def _walk_pending(self, local: LocalMask, parent: int) -> IntArray:
-        if local.pending_trie is None:
-            tb = self.vocab.token_bytes
-            pairs = zip(local.pending_ids.tolist(), local.pending_offsets.tolist(), strict=True)
-            local.pending_trie = TokenTrie.from_pairs((tid, tb[tid][off:]) for tid, off in pairs)
+        """The pending tokens whose remainders are viable from the return configuration: those
+        whose next byte the configuration allows (one gather over the vocabulary's byte matrix:
+        after a string value only ``,`` and ``}`` survive, where a walk of the remainders' trie
+        stepped a wide configuration on every first byte to find it dead), then each survivor's
+        remainder walked through the memoised transitions."""
         start = self._return_config(parent)
-        return _trie_walk(self.cg, local.pending_trie, start)
+        ids, offsets = local.pending_ids, local.pending_offsets
+        allowed = self._allowed_bytes(start)
+        first = self.walker.byte_at(ids, offsets)
+        keep = allowed[first]
+        if not keep.any():
+            return _NONE
+        ids, offsets = ids[keep], offsets[keep]
+        cg = self.cg
+        tb = self.vocab.token_bytes
+        walk = cg.walk
+        out = [
+            tid
+            for tid, off in zip(ids.tolist(), offsets.tolist(), strict=True)
+            if walk(start, tb[tid][off:]) != DEAD
+        ]
+        return np.asarray(out, dtype=np.int32)
+
+    def _allowed_bytes(self, config: int) -> npt.NDArray[np.bool_]:
+        """The bytes ``config`` allows, as a 256-entry mask (memoised per configuration)."""
+        got = self._allowed.get(config)
+        if got is None:
+            got = np.zeros(256, dtype=bool)
+            allowed = self.cg.allowed_bytes(config)
+            if allowed:
+                got[list(allowed)] = True
+            self._allowed[config] = got
+        return got
 
     # -- per local key -----------------------------------------------------------------------
     def _lid(self, chain: Chain) -> int:
@@ -380,28 +411,3 @@ def _bands(vocab: TokenVocabulary, ids: IntArray, uppers: list[int]) -> Bands:
                 tries[band].subtrees()
         got = store[tuple(uppers)] = (bands, tries)
     return got
-
-
-def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> IntArray:
-    """Token ids of ``trie`` whose bytes are viable from ``config`` (depth-first, pruned)."""
-    trans = cg.trans
-    step = cg.step
-    children = trie.children
-    ends = trie.ends
-    out: list[int] = []
-    stack = [(0, config)]
-    while stack:
-        node, cfg = stack.pop()
-        row = trans[cfg]
-        for b, child in children[node]:
-            nxt = row.get(b)
-            if nxt is None:
-                nxt = step(cfg, b)
-            if nxt == DEAD:
-                continue
-            if ends[child]:
-                out.extend(ends[child])
-            if children[child]:
-                stack.append((child, nxt))
-    out.sort()
-    return np.asarray(out, dtype=np.int32)
