@@ -99,7 +99,7 @@ class MaskStore:
         self._segments.append(seg)
 
     def _name(self, namespace: str, key: Hashable) -> bytes | None:
-        """The key's digest, once per process: a miss is looked up, computed, then ``added``."""
+        """The key's digest, once per process (asked for by a lookup, or at ``flush`` for masks added)."""
         memo = (namespace, key)
         name = self._names.get(memo)
         if name is None:

@@ -141,8 +141,10 @@ class VocabularyTables:
             # a stable sort by first byte keeps each byte's ids ascending
             order = ids[np.argsort(first[ids], kind="stable")]
             counts = np.bincount(first[ids], minlength=256)
+            order.setflags(write=False)  # the per-byte lists are views of it: walks only read them
             by_first = np.split(order, np.cumsum(counts)[:-1])
             single_order = single[np.argsort(first[single], kind="stable")]
+            single_order.setflags(write=False)
             singles = np.split(single_order, np.cumsum(np.bincount(first[single], minlength=256))[:-1])
             width = num_words(lengths.size) * 32
             grid = np.zeros((256, width), dtype=bool)

@@ -36,7 +36,7 @@ class TokenTrie:
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[int, bytes]]) -> TokenTrie:
-        """A trie over ``(token id, bytes)`` pairs (e.g. the remainders of pending tokens)."""
+        """A trie over ``(token id, bytes)`` pairs (e.g. the longest tokens of a length band)."""
         trie = cls.__new__(cls)
         trie._build((tid, data) for tid, data in pairs if data)
         return trie
@@ -66,7 +66,7 @@ class TokenTrie:
     def subtrees(self) -> Subtrees:
         """Per node, the bytes on the edges below it (an int bit set) and where the tokens at or
         below it lie in one depth-first order of token ids — ``last - first`` is how many there
-        are (built on first use: pending-token tries never need it)."""
+        are (built on first use)."""
         if self._subtrees is None:
             children = self.children
             n = len(children)

@@ -59,7 +59,7 @@ class CompiledGrammar:
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rs_index: dict[int, dict[int, set[int]]] = {}  # wide rule states: byte → targets
-        self._runs: dict[int, bytes] = {}  # rule state → its literal run (``literal_run``)
+        self._literal_runs: dict[int, bytes] = {}  # rule state → its literal run (``literal_run``)
         # each rule's start state, interned when first entered (a 5,000-line edit grammar has
         # ~50k rules, of which a run enters a few hundred)
         self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
@@ -194,7 +194,7 @@ class CompiledGrammar:
         completion are other chains); the run ends after the first byte into a state that calls,
         completes or allows more than one byte. Memoised; empty when ``rs`` allows several bytes.
         A token walk follows it through the vocabulary trie without a state per byte."""
-        got = self._runs.get(rs)
+        got = self._literal_runs.get(rs)
         if got is None:
             nfa = self.nfa
             edges, eps, calls = nfa.byte_edges, nfa.eps, nfa.calls
@@ -229,7 +229,7 @@ class CompiledGrammar:
                     break  # nothing after the byte (a pruned grammar has no such state)
                 out.append(byte)
                 members = closed
-            got = self._runs[rs] = bytes(out)
+            got = self._literal_runs[rs] = bytes(out)
         return got
 
     def state_members(self, rs: int) -> frozenset[int]:
