@@ -386,8 +386,9 @@ class LocalWalker:
             pieces += [singles[b] for b in np.flatnonzero(singles_of).tolist() if singles[b].size]
         if not pieces:
             return np.zeros(0, dtype=np.int32)
-        out = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        return np.sort(out) if len(pieces) > 1 else out
+        if len(pieces) == 1:
+            return pieces[0]
+        return np.sort(np.concatenate(pieces))
 
     def _group_bits(self, group: npt.NDArray[np.bool_]) -> Words:
         """The multi-byte tokens whose first byte is in ``group``, as a bitset: the union of the

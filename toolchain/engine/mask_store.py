@@ -111,9 +111,16 @@ class MaskStore:
         return name
 
     def load(self, namespace: str, key: Hashable) -> LocalMask | None:
-        got = self._unnamed.get((namespace, key))
-        if got is not None:
-            return LocalMask(got.accepted, bool(got.accepted.any()), got.pending_ids, got.pending_offsets)
+        got = self._unnamed.get((namespace, key))  # added by this process: no digest, no count
+        if got is None:
+            got = self._read(namespace, key)
+            if got is None:
+                return None
+        return LocalMask(got.accepted, bool(got.accepted.any()), got.pending_ids, got.pending_offsets)
+
+    def _read(self, namespace: str, key: Hashable) -> Entry | None:
+        """The entry under the key's digest, from this process's named masks or the segments
+        (counted as a hit or a miss)."""
         name = self._name(namespace, key)
         if name is None:
             return None
@@ -132,7 +139,7 @@ class MaskStore:
             return None
         self.hits += 1
         self._from_disk.add(name)
-        return LocalMask(got.accepted, bool(got.accepted.any()), got.pending_ids, got.pending_offsets)
+        return got
 
     def _drop(self, seg: Segment) -> None:
         """A segment found damaged while reading: removed, its masks recomputed on demand."""

@@ -138,14 +138,7 @@ class VocabularyTables:
             first = np.ascontiguousarray(matrix[:, 0])
             multi = ids[lengths[ids] > 1]
             single = ids[lengths[ids] == 1]
-            # a stable sort by first byte keeps each byte's ids ascending
-            order = ids[np.argsort(first[ids], kind="stable")]
             counts = np.bincount(first[ids], minlength=256)
-            order.setflags(write=False)  # the per-byte lists are views of it: walks only read them
-            by_first = np.split(order, np.cumsum(counts)[:-1])
-            single_order = single[np.argsort(first[single], kind="stable")]
-            single_order.setflags(write=False)
-            singles = np.split(single_order, np.cumsum(np.bincount(first[single], minlength=256))[:-1])
             width = num_words(lengths.size) * 32
             grid = np.zeros((256, width), dtype=bool)
             grid[first[multi], multi] = True
@@ -156,8 +149,8 @@ class VocabularyTables:
                 matrix_t=np.ascontiguousarray(matrix.T),
                 first_byte=first,
                 first_counts=counts.tolist(),
-                by_first=by_first,
-                single_by_first=singles,
+                by_first=_by_first_byte(ids, first),
+                single_by_first=_by_first_byte(single, first),
                 multi_bits_by_first=per_byte,
                 multi_bits=np.bitwise_or.reduce(per_byte, axis=0),
             )
@@ -218,6 +211,14 @@ class VocabularyTables:
             "pure_token_sets": len(self.pure),
             "band_tables": len(self.bands),
         }
+
+
+def _by_first_byte(ids: IntArray, first: npt.NDArray[np.uint8]) -> list[IntArray]:
+    """``ids`` split by their first byte (256 lists, each ascending: a stable sort), as
+    read-only views of one array: walks only read them."""
+    order = ids[np.argsort(first[ids], kind="stable")]
+    order.setflags(write=False)
+    return np.split(order, np.cumsum(np.bincount(first[ids], minlength=256))[:-1])
 
 
 # Weak: the registry only lets vocabularies with one fingerprint find each other's tables.

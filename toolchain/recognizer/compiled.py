@@ -102,17 +102,21 @@ class CompiledGrammar:
             rs = self._rule_start[rule] = self._rule_state(frozenset([self.nfa.start(rule)]))
         return rs
 
-    def _rule_state(self, nfa_states: frozenset[int]) -> int:
-        """Intern the epsilon closure (within the rule) of ``nfa_states``."""
+    def _eps_closure(self, nfa_states: Iterable[int]) -> set[int]:
+        """``nfa_states`` and every NFA state their epsilon edges reach (within the rule)."""
         eps = self.nfa.eps
         closed = set(nfa_states)
-        stack = list(nfa_states)
+        stack = list(closed)
         while stack:
             for t in eps[stack.pop()]:
                 if t not in closed:
                     closed.add(t)
                     stack.append(t)
-        key = frozenset(closed)
+        return closed
+
+    def _rule_state(self, nfa_states: frozenset[int]) -> int:
+        """Intern the epsilon closure (within the rule) of ``nfa_states``."""
+        key = frozenset(self._eps_closure(nfa_states))
         rid = self._rs_ids.get(key)
         if rid is None:
             rid = len(self._rs_nfa)
@@ -197,7 +201,7 @@ class CompiledGrammar:
         got = self._literal_runs.get(rs)
         if got is None:
             nfa = self.nfa
-            edges, eps, calls = nfa.byte_edges, nfa.eps, nfa.calls
+            edges, calls = nfa.byte_edges, nfa.calls
             final = nfa.rule_final[self._rs_rule[rs]]
             out = bytearray()
             members: Iterable[int] = self._rs_nfa[rs]
@@ -215,13 +219,7 @@ class CompiledGrammar:
                         break
                 if byte < 0:
                     break
-                closed = set(targets)
-                stack = list(targets)
-                while stack:
-                    for t in eps[stack.pop()]:
-                        if t not in closed:
-                            closed.add(t)
-                            stack.append(t)
+                closed = self._eps_closure(targets)
                 if final in closed or any(calls[st] for st in closed):
                     out.append(byte)
                     break  # the byte is read; what follows it is more than a literal
