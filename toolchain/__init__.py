@@ -28,6 +28,11 @@ Data flow (one way through): schema → lint / compile → Grammar IR → GBNF t
 token engine → decode → pipeline. See docs/api.md.
 """
 
+# ruff: noqa: E402 - the stand-in below must be in place before the imports after it load jsonschema
+from gramwright.deferred import defer_rfc3987_syntax
+
+defer_rfc3987_syntax()  # before anything imports jsonschema: ~1 s of its import, until an IRI is checked
+
 from gramwright.api import check_document, compile_source, lint_schema
 from gramwright.checking import CheckResult
 from gramwright.errors import (

@@ -1,0 +1,64 @@
+"""The deferred rfc3987_syntax import: jsonschema loads without it, IRI checks still answer as the
+real package does (each case in a fresh interpreter: the stand-in only works before jsonschema's
+first import)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("rfc3987_syntax") is None, reason="rfc3987-syntax is not installed"
+)
+
+CASES = [
+    ("iri", "http://example.com/ü/?q=1#frag"),
+    ("iri", "not an iri"),
+    ("iri", "http://[::1]/"),
+    ("iri-reference", "//example.org/path"),
+    ("iri-reference", "\\\\WINDOWS\\fileshare"),
+]
+
+PROBE = """
+import json, sys
+{first}
+import jsonschema
+loaded = "rfc3987_syntax.syntax_helpers" in sys.modules
+checker = jsonschema.FormatChecker()
+answers = [checker.conforms(value, fmt) for fmt, value in json.loads(sys.argv[1])]
+print(json.dumps({{"loaded_at_import": loaded, "answers": answers,
+                  "loaded_after": "rfc3987_syntax.syntax_helpers" in sys.modules}}))
+"""
+
+
+def _probe(first: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(first=first), json.dumps(CASES)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got: dict[str, object] = json.loads(out.stdout)
+    return got
+
+
+def test_jsonschema_imports_without_rfc3987_and_checks_answer_as_the_real_package() -> None:
+    deferred = _probe("import gramwright")
+    real = _probe("import rfc3987_syntax")
+    assert deferred["loaded_at_import"] is False
+    assert real["loaded_at_import"] is True
+    assert deferred["answers"] == real["answers"]
+    assert deferred["answers"] == [True, False, False, True, False]  # the package lacks "::" IPv6
+    assert deferred["loaded_after"] is True
+
+
+def test_nothing_is_put_in_place_once_jsonschema_is_loaded() -> None:
+    got = _probe(
+        "import jsonschema\nfrom gramwright.deferred import defer_rfc3987_syntax\n"
+        "assert defer_rfc3987_syntax() is False"
+    )
+    assert got["loaded_at_import"] is True
