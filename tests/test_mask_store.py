@@ -273,3 +273,49 @@ def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_i
     assert len(first) == len(again)
     for x, y in zip(first, again, strict=True):
         assert np.array_equal(x, y)
+
+
+def test_warmed_free_key_states_serve_a_schema_the_store_never_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gramwright warm` puts each one-character exclusion state of a free member key on a live
+    stack (FREE_KEY_PREFIXES): another schema's key that leaves a declared name there (``xy``
+    at ``x``: any next character but ``y``) finds that state's mask on disk, and the mask equals
+    the one computed without a store."""
+    from gramwright.engine.warm import FREE_KEY_PREFIXES, FREE_KEY_SCHEMA, warm
+
+    _, vocab = smol()
+    schema = {"type": "object", "properties": {"xy": {"type": "integer"}, "q": {"type": "string"}}}
+
+    def mask_at(prefix: bytes, store_dir: Path) -> tuple[np.ndarray, int]:
+        monkeypatch.setenv(cache.CACHE_ENV, str(store_dir))
+        _fresh_store(vocab)
+        engine = cache.load_engine(compile_schema(schema).grammar, vocab)
+        config = engine.compiled.walk(engine.compiled.initial, prefix)
+        bits = engine.masks.allowed_bits(config).copy()
+        return bits, engine.masks.local_misses
+
+    try:
+        monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "warm"))
+        _fresh_store(vocab)
+        report = warm(
+            [("free keys", compile_schema(FREE_KEY_SCHEMA).grammar)],
+            vocab,
+            walks=0,
+            prefixes={"free keys": FREE_KEY_PREFIXES},
+        )
+        assert report.masks == len(FREE_KEY_PREFIXES) and report.written == 1
+        cold, cold_misses = mask_at(b'{"x', tmp_path / "empty")
+        warmed, warm_misses = mask_at(b'{"x', tmp_path / "warm")
+        assert np.array_equal(cold, warmed)
+        assert warm_misses < cold_misses
+        with pytest.raises(ValueError, match="not in grammar"):
+            warm(
+                [("free keys", compile_schema(FREE_KEY_SCHEMA).grammar)],
+                vocab,
+                walks=0,
+                prefixes={"free keys": [b"[1"]},
+            )
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
