@@ -62,3 +62,15 @@ def test_nothing_is_put_in_place_once_jsonschema_is_loaded() -> None:
         "assert defer_rfc3987_syntax() is False"
     )
     assert got["loaded_at_import"] is True
+
+
+def test_other_names_of_the_package_load_it() -> None:
+    """A caller that imports the package after gramwright gets the stand-in: its other names
+    load the real package and answer as it does."""
+    code = (
+        "import gramwright, sys, rfc3987_syntax\n"
+        "terms = rfc3987_syntax.RFC3987_SYNTAX_TERMS\n"
+        "print(len(terms) > 0, 'rfc3987_syntax.syntax_helpers' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -35,6 +35,12 @@ class _Deferred(types.ModuleType):
     def is_valid_syntax(self, rule: str, value: str) -> bool:
         return bool(_load_real(self).is_valid_syntax(rule, value))
 
+    def __getattr__(self, name: str) -> Any:
+        # anything else a caller reads (the package's other exports) loads the real package
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_load_real(self), name)
+
 
 def _load_real(shim: _Deferred) -> Any:
     with _lock:
