@@ -74,3 +74,16 @@ def test_other_names_of_the_package_load_it() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "True"]
+
+
+def test_find_spec_still_answers_for_the_package() -> None:
+    """importlib asks a module in sys.modules for its spec: the stand-in carries the real one."""
+    code = (
+        "import gramwright, importlib.util, sys\n"
+        "spec = importlib.util.find_spec('rfc3987_syntax')\n"
+        "print(spec is not None and spec.name, 'rfc3987_syntax.syntax_helpers' in sys.modules)\n"
+        "from rfc3987_syntax.syntax_helpers import is_valid_syntax\n"
+        "print(is_valid_syntax('iri', 'http://example.com/'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["rfc3987_syntax", "False", "True"]

@@ -62,8 +62,12 @@ def defer_rfc3987_syntax() -> bool:
         return True
     if current is not None or "jsonschema._format" in sys.modules:
         return False  # too late: the real package is loaded (or jsonschema decided without it)
-    if importlib.util.find_spec(RFC3987) is None:
+    spec = importlib.util.find_spec(RFC3987)
+    if spec is None:
         return False
     shim = _Deferred(RFC3987, "stand-in for rfc3987_syntax, loaded on first use (gramwright.deferred)")
+    shim.__spec__ = spec  # the real package's: importlib.util.find_spec still answers for it
+    if spec.submodule_search_locations is not None:
+        shim.__path__ = list(spec.submodule_search_locations)  # its submodules import as before
     sys.modules[RFC3987] = shim
     return True
