@@ -87,3 +87,20 @@ def test_find_spec_still_answers_for_the_package() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["rfc3987_syntax", "False", "True"]
+
+
+def test_a_package_that_cannot_load_is_treated_as_no_checker() -> None:
+    """Where rfc3987_syntax is installed but cannot import (its lark missing), jsonschema without
+    gramwright registers no IRI checker and every string conforms: so with the stand-in."""
+    code = (
+        "import sys\n"
+        "sys.modules['lark'] = None\n"
+        "{first}\n"
+        "import jsonschema\n"
+        "print(jsonschema.FormatChecker().conforms('not an iri', 'iri'))"
+    )
+    for first in ("pass", "import gramwright"):
+        out = subprocess.run(
+            [sys.executable, "-c", code.format(first=first)], capture_output=True, text=True, check=True
+        )
+        assert out.stdout.split() == ["True"], first

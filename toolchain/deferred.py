@@ -33,7 +33,13 @@ class _Deferred(types.ModuleType):
     real: Any = None
 
     def is_valid_syntax(self, rule: str, value: str) -> bool:
-        return bool(_load_real(self).is_valid_syntax(rule, value))
+        try:
+            real = _load_real(self)
+        except ImportError:
+            # a package that cannot load (a broken install): jsonschema would then have
+            # registered no IRI checker, and a string with no checker conforms
+            return True
+        return bool(real.is_valid_syntax(rule, value))
 
     def __getattr__(self, name: str) -> Any:
         # anything else a caller reads (the package's other exports) loads the real package
@@ -43,6 +49,8 @@ class _Deferred(types.ModuleType):
 
 
 def _load_real(shim: _Deferred) -> Any:
+    if shim.real is not None:
+        return shim.real  # every check after the first: no lock
     with _lock:
         if shim.real is None:
             if sys.modules.get(RFC3987) is shim:
@@ -66,7 +74,12 @@ def defer_rfc3987_syntax() -> bool:
     if spec is None:
         return False
     shim = _Deferred(RFC3987, "stand-in for rfc3987_syntax, loaded on first use (gramwright.deferred)")
-    shim.__spec__ = spec  # the real package's: importlib.util.find_spec still answers for it
+    # the real package's spec, file and loader: importlib.util.find_spec and introspection
+    # answer as they would for it
+    shim.__spec__ = spec
+    shim.__file__ = spec.origin
+    shim.__loader__ = spec.loader
+    shim.__package__ = spec.parent or RFC3987
     if spec.submodule_search_locations is not None:
         shim.__path__ = list(spec.submodule_search_locations)  # its submodules import as before
     sys.modules[RFC3987] = shim

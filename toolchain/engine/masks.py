@@ -355,8 +355,9 @@ class MaskComputer:
                 # near the end of ``char{0,n}``: only the tokens off its run are walked
                 got = walker.run_walk(lid, ids)
                 if got is None:
-                    # the longest tokens (runs of spaces, dashes) have a trie (``_bands``): it
-                    # shares the prefixes that a per-token walk would step again for every token
+                    # a band of few tokens has a trie (``_bands``): it shares the prefixes that a
+                    # per-token walk would step again for every token (with the one 8-byte band
+                    # both bands are large on the vocabularies measured, so none has one)
                     trie = self._band_tries.get(band)
                     got = walker.vector_walk(lid, ids) if trie is None else walker.trie_walk(lid, trie)
             elif self._cheap(lid):

@@ -87,6 +87,9 @@ def warm(
     """Walk each grammar ``walks`` times (at most ``budget`` tokens each) with its engine on the
     tokenizer's store attached, flushing after each grammar. ``prefixes`` names, per grammar name,
     texts whose states' masks are computed too (states random walks rarely reach)."""
+    unknown = set(prefixes or {}) - {name for name, _ in grammars}
+    if unknown:
+        raise ValueError(f"warm prefixes name no grammar: {sorted(unknown)}")
     t0 = time.perf_counter()
     rng = random.Random(seed)
     masks = written = 0
