@@ -71,7 +71,13 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.progress import Progress
 
-        from gramwright.engine.warm import FREE_KEY_PREFIXES, FREE_KEY_SCHEMA, WARM_SCHEMAS, warm
+        from gramwright.engine.warm import (
+            FREE_KEY_GRAMMAR,
+            FREE_KEY_PREFIXES,
+            FREE_KEY_SCHEMA,
+            WARM_SCHEMAS,
+            warm,
+        )
         from gramwright.grammar.bundled import bundled_names, load_bundled
         from gramwright.models.vocabulary import vocabulary_of_model
         from gramwright.schema import compile_schema
@@ -83,14 +89,14 @@ def register(app: typer.Typer) -> None:
                 vocab = vocabulary_of_model(model)
             grammars = [(f"schema {i}", compile_schema(s).grammar) for i, s in enumerate(WARM_SCHEMAS)]
             grammars += [(f"bundled {n}", load_bundled(n)) for n in bundled_names()]
-            grammars.append(("free keys", compile_schema(FREE_KEY_SCHEMA).grammar))
+            grammars.append((FREE_KEY_GRAMMAR, compile_schema(FREE_KEY_SCHEMA).grammar))
             with Progress(console=console, disable=not console.is_terminal) as bar:
                 task = bar.add_task("warming", total=len(grammars))
 
                 def step(done: int, total: int, name: str) -> None:
                     bar.update(task, completed=done, description=name)
 
-                report = warm(grammars, vocab, progress=step, prefixes={"free keys": FREE_KEY_PREFIXES})
+                report = warm(grammars, vocab, progress=step, prefixes={FREE_KEY_GRAMMAR: FREE_KEY_PREFIXES})
         from gramwright.engine.cache_info import cache_info
 
         size = next((s.bytes for s in cache_info().stores if s.name == report.store.name), 0)

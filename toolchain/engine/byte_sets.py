@@ -8,7 +8,7 @@ way without walking them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,13 @@ from gramwright.engine.bitset import IntArray
 
 TailSets = npt.NDArray[np.uint64]  # four rows (bytes 0–63, 64–127, …), one column per token id
 _WORD = 0xFFFFFFFFFFFFFFFF
+
+
+def byte_mask(members: Iterable[int]) -> npt.NDArray[np.bool_]:
+    """A set of bytes as a 256-entry bool array (a fresh one: callers may change it)."""
+    got = np.zeros(256, dtype=bool)
+    got[np.fromiter(members, dtype=np.intp)] = True
+    return got
 
 
 def build_tail_sets(token_bytes: Sequence[bytes]) -> TailSets:

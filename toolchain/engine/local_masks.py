@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
-from gramwright.engine.byte_sets import tail_inside
+from gramwright.engine.byte_sets import byte_mask, tail_inside
 from gramwright.engine.local import LocalAutomaton
 from gramwright.engine.runs import Run, near_run, pure_tokens
 from gramwright.engine.trie import TokenTrie
@@ -315,8 +315,7 @@ class LocalWalker:
         ``start=1`` the tokens' bytes after their first one (a suffix mask, see above). Tokens in
         ``accepted`` are in the mask without a walk (decided by the caller)."""
         self._ensure_rows()
-        first = np.zeros(256, dtype=bool)
-        first[list(self.local.first_bytes(lid))] = True
+        first = byte_mask(self.local.first_bytes(lid))
         matrix = self._matrix_t
         lengths = self.vocab.lengths
         parts = _Parts(self.vocab.size)
@@ -565,8 +564,7 @@ class LocalWalker:
             got = self._suffix_mask((code >> 1) - 1)
             if got is None:
                 continue
-            sel = np.zeros(256, dtype=bool)
-            sel[bytes_] = True
+            sel = byte_mask(bytes_)
             # the suffix mask holds multi-byte tokens only, so empty tokens never slip in
             parts.bits.append(got.accepted & self._group_bits(sel))
             if got.pending_ids.size:

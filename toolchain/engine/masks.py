@@ -37,6 +37,7 @@ import numpy.typing as npt
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
+from gramwright.engine.byte_sets import byte_mask
 from gramwright.engine.collector import cold_work
 from gramwright.engine.keys import StateKeys
 from gramwright.engine.local import LocalAutomaton
@@ -307,11 +308,7 @@ class MaskComputer:
         """The bytes ``config`` allows, as a 256-entry mask (memoised per configuration)."""
         got = self._allowed.get(config)
         if got is None:
-            got = np.zeros(256, dtype=bool)
-            allowed = self.cg.allowed_bytes(config)
-            if allowed:
-                got[list(allowed)] = True
-            self._allowed[config] = got
+            got = self._allowed[config] = byte_mask(self.cg.allowed_bytes(config))
         return got
 
     # -- per local key -----------------------------------------------------------------------

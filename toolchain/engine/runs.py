@@ -15,7 +15,7 @@ import bisect
 import numpy as np
 import numpy.typing as npt
 
-from gramwright.engine.byte_sets import tail_inside
+from gramwright.engine.byte_sets import byte_mask, tail_inside
 from gramwright.engine.local import LocalAutomaton
 from gramwright.engine.vocab import TokenVocabulary
 
@@ -67,8 +67,7 @@ def pure_tokens(vocab: TokenVocabulary, loop: int) -> npt.NDArray[np.bool_]:
     store = vocab.tables.pure
     got = store.get(loop)
     if got is None:
-        inside = np.zeros(256, dtype=bool)
-        inside[_members(loop)] = True
+        inside = byte_mask(_members(loop))
         first = vocab.byte_matrix[:, 0]
         got = tail_inside(vocab.tables.tail_sets(), loop) & inside[first] & (vocab.lengths > 0)
         store.put(loop, got)

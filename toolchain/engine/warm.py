@@ -57,6 +57,7 @@ WARM_SCHEMAS += [
 # same state of any schema finds it in the store. Random walks rarely reach them; the prefixes
 # below put each one-character state on a live stack: at ``{"~p`` the only next name character
 # is the one after ``p``.
+FREE_KEY_GRAMMAR = "free keys"  # the name ``prefixes`` gives the grammar of FREE_KEY_SCHEMA
 _KEY_CHARS = string.ascii_lowercase + string.ascii_uppercase + string.digits + "_-.$@ /:"
 FREE_KEY_SCHEMA: dict[str, object] = {
     "type": "object",
@@ -87,7 +88,8 @@ def warm(
     """Walk each grammar ``walks`` times (at most ``budget`` tokens each) with its engine on the
     tokenizer's store attached, flushing after each grammar. ``prefixes`` names, per grammar name,
     texts whose states' masks are computed too (states random walks rarely reach)."""
-    unknown = set(prefixes or {}) - {name for name, _ in grammars}
+    prefixes = prefixes or {}
+    unknown = set(prefixes) - {name for name, _ in grammars}
     if unknown:
         raise ValueError(f"warm prefixes name no grammar: {sorted(unknown)}")
     t0 = time.perf_counter()
@@ -105,7 +107,7 @@ def warm(
                 ids = matcher.allowed_token_ids()
                 masks += 1
                 matcher.consume(int(ids[rng.randrange(ids.size)]))
-        for text in (prefixes or {}).get(name, ()):
+        for text in prefixes.get(name, ()):
             config = engine.compiled.walk(engine.compiled.initial, text)
             if config == DEAD:
                 raise ValueError(f"warm prefix {text!r} is not in grammar {name!r}")
