@@ -259,8 +259,10 @@ def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_i
         engine = cache.load_engine(grammar, vocab)
         first = _walk_masks(engine, seed=3)
         own_first = [k for ns, k in asked if ns == GRAMMAR_NAMESPACE]
-        assert len(own_first) == 1  # the mark only
+        assert len(own_first) == 1  # the mark of its rule names only
         assert engine.masks.local_misses > 10  # … though the walks computed many own masks
+        # … and the grammar's hash (a repr of its whole IR) was not made in a mask's time
+        assert engine.compiled._hash is None
         cache.save_engine(engine)
         asked.clear()
         store = _fresh_store(vocab)

@@ -67,6 +67,7 @@ def save_engine(engine: GrammarEngine) -> Path | None:
     store = engine.vocab.tables.backing
     if not isinstance(store, MaskStore):
         return None
+    engine.masks.publish()  # the grammar's own masks, named by its hash only now
     path = store.flush()
     if path is not None:
         STATS.writes += 1

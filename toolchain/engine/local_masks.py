@@ -473,11 +473,21 @@ class LocalWalker:
         walk calls it before the second byte: the bytes left are the same, so is the test."""
         counts = np.bincount(cur)
         drop = np.zeros(ids.size, dtype=bool)
+        local = self.local
         for state in np.flatnonzero(counts >= VECTOR_TAIL).tolist():
+            here = np.flatnonzero(cur == state)
+            # the tokens' most common next byte first: a state that does not loop on it (a key
+            # leaving a known name's first letter) is never asked for its whole row — ~20 steps
+            # into states nothing else needs
+            probe = int(np.bincount(self._matrix_t[1, ids[here]]).argmax())
+            code = local.trans[state].get(probe)
+            if code is None:
+                code = local.class_step(state, probe)[2]
+            if code >> 1 != state + 1:
+                continue
             loop = self._loop_set(state)
             if loop.bit_count() < 2:
                 continue
-            here = np.flatnonzero(cur == state)
             inside = here[tail_inside(self._tail_sets, loop, ids[here])]
             parts.ids.append(ids[inside])
             drop[inside] = True

@@ -29,6 +29,7 @@ matcher's business.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Hashable
 from typing import Any
 
@@ -68,6 +69,10 @@ GRAMMAR_NAMESPACE = "grammar"  # the on-disk store's name space for one grammar'
 # under a grammar's hash, the entry that says the store holds masks of that grammar: a grammar
 # never stored (every schema's first run) skips the store for its own keys after one lookup
 GRAMMAR_MARK = "stored"
+# … and under its rule names, a mark asked first: the grammar's hash is a repr of its whole IR
+# (3.5 ms for a 90-member object, paid by a first mask), its names' digest a few µs. Names say
+# nothing of the rules' bodies, so a hit there only sends the lookup on to the hash's mark.
+NAMES_MARK = "names"
 
 
 class MaskComputer:
@@ -106,7 +111,9 @@ class MaskComputer:
         self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
         self._allowed: dict[int, npt.NDArray[np.bool_]] = {}  # per return configuration
         self._in_store: bool | None = None  # whether the store held this grammar's own masks
-        self._marked = False  # whether this engine added the grammar's mark to the store
+        # own masks computed since the last ``publish`` (named with the grammar's hash only then:
+        # at the end of a run, not in a mask's time)
+        self._unpublished: dict[Hashable, LocalMask] = {}
 
     def state(self) -> dict[str, object]:
         return {
@@ -366,22 +373,45 @@ class MaskComputer:
             else:
                 self.local_masks[key] = got
                 if backing is not None:
-                    if not self._marked:
-                        # written with the masks: the next process looks this grammar up
-                        self._marked = True
-                        mark = (self.cg.hash, GRAMMAR_MARK)
-                        backing.added(GRAMMAR_NAMESPACE, mark, _empty_mask(self.vocab.size))
-                    backing.added(GRAMMAR_NAMESPACE, (self.cg.hash, *self._stable(key)), got)
+                    self._unpublished[key] = got
         return got
 
+    def publish(self) -> int:
+        """Hand the grammar's own masks computed since the last call to the on-disk store, under
+        the grammar's hash, with the marks the next process looks this grammar up by (called by
+        ``save_engine`` before the store is written). Returns how many masks it handed over."""
+        backing = self.shared_masks.backing
+        if backing is None or not self._unpublished:
+            return 0
+        grammar = self.cg.hash
+        empty = _empty_mask(self.vocab.size)
+        backing.added(GRAMMAR_NAMESPACE, (self._names_digest(), NAMES_MARK), empty)
+        backing.added(GRAMMAR_NAMESPACE, (grammar, GRAMMAR_MARK), empty)
+        for key, mask in self._unpublished.items():
+            backing.added(GRAMMAR_NAMESPACE, (grammar, *self._stable(key)), mask)
+        done = len(self._unpublished)
+        self._unpublished = {}
+        return done
+
+    def _names_digest(self) -> str:
+        """A digest of the grammar's root and rule names (not their bodies): cheap to make."""
+        nfa = self.cg.nfa
+        text = "\0".join([self.cg.grammar.root, *nfa.rule_names])
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def _grammar_stored(self) -> bool:
-        """Whether the store held masks of this grammar (its mark) when first asked: once per
-        engine, so a grammar the store has never seen costs one lookup, not one per key."""
+        """Whether the store held masks of this grammar (its marks) when first asked: once per
+        engine, so a grammar the store has never seen costs one lookup, not one per key — and
+        not its hash: the mark of its rule names is asked first."""
         got = self._in_store
         if got is None:
             backing = self.shared_masks.backing
-            mark = (self.cg.hash, GRAMMAR_MARK)
-            got = self._in_store = backing is not None and backing.load(GRAMMAR_NAMESPACE, mark) is not None
+            got = (
+                backing is not None
+                and backing.load(GRAMMAR_NAMESPACE, (self._names_digest(), NAMES_MARK)) is not None
+                and backing.load(GRAMMAR_NAMESPACE, (self.cg.hash, GRAMMAR_MARK)) is not None
+            )
+            self._in_store = got
         return got
 
 
