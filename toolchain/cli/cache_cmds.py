@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
 
         from gramwright.engine.warm import (
+            BOUNDED_GRAMMARS,
             FREE_KEY_GRAMMAR,
             FREE_KEY_PREFIXES,
             FREE_KEY_SCHEMA,
@@ -90,13 +91,16 @@ def register(app: typer.Typer) -> None:
             grammars = [(f"schema {i}", compile_schema(s).grammar) for i, s in enumerate(WARM_SCHEMAS)]
             grammars += [(f"bundled {n}", load_bundled(n)) for n in bundled_names()]
             grammars.append((FREE_KEY_GRAMMAR, compile_schema(FREE_KEY_SCHEMA).grammar))
+            grammars += [(name, compile_schema(schema).grammar) for name, schema, _ in BOUNDED_GRAMMARS]
+            prefixes = {FREE_KEY_GRAMMAR: FREE_KEY_PREFIXES}
+            prefixes.update({name: texts for name, _, texts in BOUNDED_GRAMMARS})
             with Progress(console=console, disable=not console.is_terminal) as bar:
                 task = bar.add_task("warming", total=len(grammars))
 
                 def step(done: int, total: int, name: str) -> None:
                     bar.update(task, completed=done, description=name)
 
-                report = warm(grammars, vocab, progress=step, prefixes={FREE_KEY_GRAMMAR: FREE_KEY_PREFIXES})
+                report = warm(grammars, vocab, progress=step, prefixes=prefixes)
         from gramwright.engine.cache_info import cache_info
 
         size = next((s.bytes for s in cache_info().stores if s.name == report.store.name), 0)

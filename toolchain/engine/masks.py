@@ -62,6 +62,10 @@ DEFAULT_DEPTH = 1
 # from 4.05× / 5.18× llguidance (mean / p99) to 3.17× / 3.73×, and the fresh-process replay's
 # 8 schemas (store built) 432 → 340 ms (sums of per-schema minima; (4, 16) and (16,) between).
 BAND_UPPERS = (8,)
+# A trie walk's state is named by content (and so shared between grammars and stored) when it
+# starts on this many bytes with this many tokens behind them: any character past ASCII does.
+SIGN_MIN_BYTES = 16
+SIGN_MIN_TOKENS = 256
 # A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
 BAND_TRIE_MAX = 1000
 _NONE = np.zeros(0, dtype=np.int32)
@@ -199,8 +203,9 @@ class MaskComputer:
                 key, shared = self._key(chain, bottom, band)
                 out.append((key, self._local_mask(key, shared, lid, band)))
             return out
-        # a cheap (trie) walk is not worth the content signature that would share it
-        key, shared = self._key(chain, bottom, None, not self._cheap(lid))
+        # a cheap (trie) walk is not worth the content signature that would share it, unless it
+        # starts on many bytes (a character past ASCII: ~1,400 tokens through UTF-8 states)
+        key, shared = self._key(chain, bottom, None, not self._cheap(lid) or self._wide(lid))
         out.append((key, self._local_mask(key, shared, lid, None)))
         return out
 
@@ -338,6 +343,12 @@ class MaskComputer:
             )
             self._cheap_lids[lid] = got
         return got
+
+    def _wide(self, lid: int) -> bool:
+        """Whether ``lid`` starts on at least SIGN_MIN_BYTES bytes with SIGN_MIN_TOKENS tokens
+        behind them: its trie walk costs more than naming it, and its name may be shared."""
+        first = self.local.first_bytes(lid)
+        return len(first) >= SIGN_MIN_BYTES and self.walker.starting_with(first) >= SIGN_MIN_TOKENS
 
     def _local_mask(self, key: Hashable, shared: bool, lid: int, band: int | None) -> LocalMask:
         # the on-disk store (``mask_store.py``), when one is attached, keeps this grammar's own

@@ -22,7 +22,8 @@ from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import DEAD
 
-_MAX_LENGTHS = (8, 16, 32, 64, 100, 128, 255, 256, 1000)  # bounds common in real schemas
+# bounds common in real schemas (1: ``char?``, no repetition to unroll)
+_MAX_LENGTHS = (1, 8, 16, 32, 64, 100, 128, 255, 256, 1000)
 _STRINGS: list[dict[str, object]] = [{"type": "string"}, {"type": "string", "minLength": 1, "maxLength": 64}]
 _STRINGS += [{"type": "string", "maxLength": n} for n in _MAX_LENGTHS]
 _STRINGS += [{"type": "string", "minLength": n} for n in (1, 2, 3)]
@@ -64,6 +65,23 @@ FREE_KEY_SCHEMA: dict[str, object] = {
     "properties": {f"~{p}{c}": {} for p, c in zip(_KEY_CHARS, _KEY_CHARS[1:] + _KEY_CHARS[:1], strict=True)},
 }
 FREE_KEY_PREFIXES: list[bytes] = [f'{{"~{p}'.encode() for p in _KEY_CHARS]
+# … and a whole declared name, where only ``other-than`` (any character, then anything) is left:
+# every key the model writes out in full passes there
+FREE_KEY_PREFIXES.append(f'{{"~{_KEY_CHARS[0]}{_KEY_CHARS[1]}'.encode())
+
+# A bounded string's last copies (``char{0,n}`` with fewer than a token's length left) are keyed
+# by how many are left, the same for every ``n``; random walks skip most of them (a token is
+# several characters). A string one character longer at a time visits each, as the document and
+# as a value inside an array (a member's value is keyed alike).
+_BOUND = 128  # past the longest token of the tokenizers seen (SmolLM2's: 81 bytes)
+BOUNDED_GRAMMARS: list[tuple[str, dict[str, object], list[bytes]]] = [
+    ("bounded string", {"type": "string", "maxLength": _BOUND}, [b'"' + b"a" * k for k in range(_BOUND + 1)]),
+    (
+        "bounded strings in an array",
+        {"type": "array", "items": {"type": "string", "maxLength": _BOUND}},
+        [b'["' + b"a" * k for k in range(_BOUND + 1)],
+    ),
+]
 
 
 @dataclass(frozen=True)

@@ -165,10 +165,27 @@ def _leave(c: Compiler, kids: tuple[str, ...]) -> Expr:
     key = ("leave", *kids)
     rule = c.key_rules.get(key)
     if rule is None:
-        if _SPECIAL.isdisjoint(kids):
+        if _SPECIAL.isdisjoint(kids) and all(ord(ch) < 0x80 for ch in kids):
+            # the ASCII characters left, any wider character or an escape. The wider ones are one
+            # shared rule: a key leaving a name there has the same masks in every schema (the
+            # engine's store keeps them), where a class per set of names made every first UTF-8
+            # byte a walk of its own
+            first: Expr = Ref("char")
+            if kids:
+                left = sorted(set(range(0x20, 0x80)) - {0x22, 0x5C} - {ord(ch) for ch in kids})
+                first = alt(char_class((b, b) for b in left), _wide(c), Ref("esc"))
+        elif _SPECIAL.isdisjoint(kids):
             excluded = [(0, 0x1F), (0x22, 0x22), (0x5C, 0x5C), *((ord(ch), ord(ch)) for ch in kids)]
-            first: Expr = alt(char_class(excluded, negated=True), Ref("esc")) if kids else Ref("char")
+            first = alt(char_class(excluded, negated=True), Ref("esc"))
         else:
             first = c.encoder.encode_class(char_class(((ord(ch), ord(ch)) for ch in kids), negated=True))
         rule = c.key_rules[key] = c.helper_rule(seq(first, Ref("chars")), "/other-than")
+    return rule
+
+
+def _wide(c: Compiler) -> Ref:
+    """Any character past ASCII: one rule per grammar, shared by every key's ``other-than``."""
+    rule = c.key_rules.get(("wide",))
+    if rule is None:
+        rule = c.key_rules[("wide",)] = c.helper_rule(char_class([(0, 0x7F)], negated=True), "/wide-char")
     return rule
