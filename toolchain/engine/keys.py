@@ -54,7 +54,6 @@ class StateKeys:
         self._tail_reps = 0
         self._rule_sigs: dict[int, str | None] = {}
         self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
-        self._canon_sigs: dict[tuple[int, int | None], Hashable | None] = {}
 
     def _body(self, rule: int) -> object:
         return self.cg.grammar.rules[self.cg.nfa.rule_names[rule]]
@@ -129,19 +128,13 @@ class StateKeys:
             if q != rs:
                 out_q = self._rs_sigs[memo] = self.state_signature(q, horizon)
                 return out_q
-        # isomorphic states of rules with one body (every string member of a wide object) have
-        # one signature: computed once per canonical state, not once per rule
-        canon = (self.canonical_state(rs, horizon), horizon)
-        if canon in self._canon_sigs:
-            out = self._rs_sigs[memo] = self._canon_sigs[canon]
-            return out
-        out = self._reach_signature(rs, horizon)
+        out: Hashable | None = self._reach_signature(rs, horizon)
         if out is None:
             rule, offsets = self._offsets(rs, horizon)
             sig = self._rule_signature(rule)
             if sig is not None:
                 out = ("rule", sig, offsets)
-        self._rs_sigs[memo] = self._canon_sigs[canon] = out
+        self._rs_sigs[memo] = out
         return out
 
     def _reach_signature(self, rs: int, horizon: int | None) -> Hashable | None:
