@@ -357,6 +357,10 @@ class LocalWalker:
                 make = candidates is self.ids
                 ids, cur = self._share_suffixes(ids, cur, parts, make)
                 ids, cur = self._accept_loops(ids, cur, parts)
+            elif pos == 1 and start == 0 and ids.size > VECTOR_TAIL:
+                # ``x+`` is ``x x*``: its loop is the state after the second byte (an e-mail
+                # pattern's 11k tokens were walked to their ends for want of this)
+                ids, cur = self._accept_loops(ids, cur, parts, at=2)
             pos += 1
             if 0 < ids.size <= VECTOR_TAIL:
                 # the long tail (a few long tokens over many positions): per-op numpy overhead
@@ -465,12 +469,16 @@ class LocalWalker:
         if p_ids:
             parts.pending(np.asarray(p_ids, dtype=np.int32), np.asarray(p_off, dtype=np.int32))
 
-    def _accept_loops(self, ids: IntArray, cur: IntArray, parts: _Parts) -> tuple[IntArray, IntArray]:
-        """After the first byte: a token whose remaining bytes all lead from its state straight back
-        to that state (a string body's ordinary characters) ends there, alive — accept it without
-        walking it. Returns the tokens still to walk. (Whether the loop can also return into the
-        parent does not matter: pending checks are only for tokens not accepted locally.) A suffix
-        walk calls it before the second byte: the bytes left are the same, so is the test."""
+    def _accept_loops(
+        self, ids: IntArray, cur: IntArray, parts: _Parts, at: int = 1
+    ) -> tuple[IntArray, IntArray]:
+        """Before byte ``at`` (the second or third): a token whose bytes after its first all lead
+        from its state straight back to that state (a string body's ordinary characters) ends
+        there, alive — accept it without walking it. Returns the tokens still to walk. (Whether the
+        loop can also return into the parent does not matter: pending checks are only for tokens
+        not accepted locally.) A suffix walk calls it before the second byte: the bytes left are
+        the same, so is the test; before the third, the test asks the second byte too (stricter,
+        so still exact)."""
         counts = np.bincount(cur)
         drop = np.zeros(ids.size, dtype=bool)
         local = self.local
@@ -479,7 +487,7 @@ class LocalWalker:
             # the tokens' most common next byte first: a state that does not loop on it (a key
             # leaving a known name's first letter) is never asked for its whole row — ~20 steps
             # into states nothing else needs
-            probe = int(np.bincount(self._matrix_t[1, ids[here]]).argmax())
+            probe = int(np.bincount(self._matrix_t[at, ids[here]]).argmax())
             code = local.trans[state].get(probe)
             if code is None:
                 code = local.class_step(state, probe)[2]
