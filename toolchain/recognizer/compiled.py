@@ -200,6 +200,10 @@ class CompiledGrammar:
         A token walk follows it through the vocabulary trie without a state per byte."""
         got = self._literal_runs.get(rs)
         if got is None:
+            first = self.state_byte_ranges(rs)
+            if len(first) != 1 or first[0][0] != first[0][1]:
+                self._literal_runs[rs] = b""  # more than one first byte (memoised ranges)
+                return b""
             nfa = self.nfa
             edges, calls = nfa.byte_edges, nfa.calls
             final = nfa.rule_final[self._rs_rule[rs]]
