@@ -368,7 +368,7 @@ class MaskComputer:
             if band is not None:
                 ids = self._band_ids[band]
                 # near the end of ``char{0,n}``: only the tokens off its run are walked
-                got = walker.run_walk(lid, ids)
+                got = walker.run_walk(lid, ids, (tuple(self.band_uppers), band))
                 if got is None:
                     # a band of few tokens has a trie (``_bands``): it shares the prefixes that a
                     # per-token walk would step again for every token (with the one 8-byte band

@@ -118,6 +118,8 @@ class VocabularyTables:
         self.suffix_masks: BoundedStore[Hashable, LocalMask] = BoundedStore(SHARED_MAX, "suffix")
         self.pure: BoundedStore[int, npt.NDArray[np.bool_]] = BoundedStore(PURE_MAX)
         self.bands: dict[tuple[int, ...], Bands] = {}
+        # per (a run's bytes, a length band): the band's other tokens, its pure ones by length
+        self.run_splits: BoundedStore[Hashable, tuple[IntArray, IntArray, IntArray]] = BoundedStore(PURE_MAX)
         self._arrays: TokenArrays | None = None
         self._trie: TokenTrie | None = None
         self._tail_sets: TailSets | None = None
@@ -196,6 +198,7 @@ class VocabularyTables:
         self.forget_shared()
         self.pure.clear()
         self.bands.clear()
+        self.run_splits.clear()
         self._arrays = None
         self._trie = None
         self._tail_sets = None
