@@ -22,8 +22,10 @@ from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import DEAD
 
-# bounds common in real schemas (1: ``char?``, no repetition to unroll)
-_MAX_LENGTHS = (1, 8, 16, 32, 64, 100, 128, 255, 256, 1000)
+# bounds common in real schemas (1: ``char?``, no repetition to unroll; 10: the one bound whose
+# first copy keys apart from every other bound's, for tokens of up to 8 bytes — the first copy
+# with 9 more after it is folded onto by no later copy, where a longer bound's are)
+_MAX_LENGTHS = (1, 8, 10, 16, 32, 64, 100, 128, 255, 256, 1000)
 _STRINGS: list[dict[str, object]] = [{"type": "string"}, {"type": "string", "minLength": 1, "maxLength": 64}]
 _STRINGS += [{"type": "string", "maxLength": n} for n in _MAX_LENGTHS]
 _STRINGS += [{"type": "string", "minLength": n} for n in (1, 2, 3)]
