@@ -41,6 +41,18 @@ def test_additional_properties_absent_allows_others_but_not_declared_names() -> 
     assert not check.text('{"name":"a","ag\\u0065":"x"}')
 
 
+def test_a_free_key_leaves_a_declared_name_on_any_other_character() -> None:
+    """Where a free key leaves a declared name, any character but the name's next one follows:
+    ASCII (DEL included), a character past ASCII of any UTF-8 length (the shared ``wide-char``
+    rule) or an escape that cannot spell the next character; then anything."""
+    check = Checker(PERSON)
+    keys = ["nb", "n\x7f", "n\u00e9", "na\u4e2d", "a\U0001f600", 'n\\"', "n\\n", "agf", "a", "nam"]
+    for key in keys:
+        assert check.text('{"name":"a","' + key + '":1}'), key
+    for key in ["name", "age", "n\\u0061me", "\\u006eame"]:
+        assert not check.text('{"name":"a","' + key + '":"x"}'), key
+
+
 def test_additional_properties_false_and_schema() -> None:
     closed = Checker({**PERSON, "additionalProperties": False})
     assert not closed({"name": "a", "x": 1})
