@@ -205,7 +205,7 @@ class MaskComputer:
             return out
         # a cheap (trie) walk is not worth the content signature that would share it, unless it
         # starts on many bytes (a character past ASCII: ~1,400 tokens through UTF-8 states)
-        key, shared = self._key(chain, bottom, None, not self._cheap(lid) or self._wide(lid))
+        key, shared = self._key(chain, bottom, None, not self._cheap(lid) or self._starts_wide(lid))
         out.append((key, self._local_mask(key, shared, lid, None)))
         return out
 
@@ -344,7 +344,7 @@ class MaskComputer:
             self._cheap_lids[lid] = got
         return got
 
-    def _wide(self, lid: int) -> bool:
+    def _starts_wide(self, lid: int) -> bool:
         """Whether ``lid`` starts on at least SIGN_MIN_BYTES bytes with SIGN_MIN_TOKENS tokens
         behind them: its trie walk costs more than naming it, and its name may be shared."""
         first = self.local.first_bytes(lid)
