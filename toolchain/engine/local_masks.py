@@ -36,7 +36,7 @@ from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray, Words
 from gramwright.engine.byte_sets import byte_mask, tail_inside
 from gramwright.engine.local import LocalAutomaton
-from gramwright.engine.runs import Run, near_run, pure_tokens
+from gramwright.engine.runs import Run, near_run, run_split
 from gramwright.engine.trie import TokenTrie
 from gramwright.engine.vocab import TokenVocabulary
 
@@ -293,40 +293,20 @@ class LocalWalker:
         return got
 
     # -- runs near a repetition's end --------------------------------------------------------
-    def run_walk(self, lid: int, candidates: IntArray, band: Hashable = None) -> LocalMask | None:
+    def run_walk(self, lid: int, candidates: IntArray, band: Hashable) -> LocalMask | None:
         """The local mask of ``lid`` over ``candidates`` when ``lid`` starts a *run* (see
         ``near_run``; None when it does not): a token made only of the run's bytes is accepted
         when it fits in the run and dead when it does not, so only the others are walked — near
         the end of ``char{0,n}`` that is ~1.3k of 49k tokens (quotes, escapes, non-ASCII). The
-        runs found are kept in ``self._runs`` (per local state). ``band`` names ``candidates``
-        (a length band of the vocabulary) for the split below to be kept."""
+        runs found are kept in ``self._runs`` (per local state); ``band`` names ``candidates``
+        (a length band of the vocabulary) for their split by the run's bytes (``run_split``)."""
         run = near_run(self.local, lid, self._runs)
         if run is None:
             return None
         loop, k = run
-        others, pure, pure_lengths = self._run_split(loop, candidates, band)
+        others, pure, pure_lengths = run_split(self.vocab, loop, candidates, band)
         fitting = pure[: int(np.searchsorted(pure_lengths, k, side="right"))]
         return self.vector_walk(lid, others, accepted=fitting)
-
-    def _run_split(
-        self, loop: int, candidates: IntArray, band: Hashable
-    ) -> tuple[IntArray, IntArray, IntArray]:
-        """``candidates`` split by the run's bytes ``loop``: the others, and the pure ones sorted
-        by length with their lengths — kept per (bytes, band) in the vocabulary's tables: each
-        position near the end of a bounded string asked for it anew (~0.4 ms of boolean gathers
-        over a 40k-token band, where the answer is a prefix of the sorted pure tokens)."""
-        store = self.vocab.tables.run_splits
-        memo = (loop, band)
-        got = store.get(memo) if band is not None else None
-        if got is None:
-            pure = pure_tokens(self.vocab, loop)[candidates]
-            mine = candidates[pure]
-            lengths = self.vocab.lengths[mine]
-            order = np.argsort(lengths, kind="stable")
-            got = (candidates[~pure], mine[order], lengths[order])
-            if band is not None:
-                store.put(memo, got)  # bounded: the oldest goes first
-        return got
 
     # -- vector walk -------------------------------------------------------------------------
     def vector_walk(
@@ -509,10 +489,7 @@ class LocalWalker:
             # leaving a known name's first letter) is never asked for its whole row — ~20 steps
             # into states nothing else needs
             probe = int(np.bincount(self._matrix_t[at, ids[here]]).argmax())
-            code = local.trans[state].get(probe)
-            if code is None:
-                code = local.class_step(state, probe)[2]
-            if code >> 1 != state + 1:
+            if local.class_step(state, probe)[2] >> 1 != state + 1:
                 continue
             loop = self._loop_set(state)
             if loop.bit_count() < 2:

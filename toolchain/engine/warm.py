@@ -66,10 +66,11 @@ FREE_KEY_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {f"~{p}{c}": {} for p, c in zip(_KEY_CHARS, _KEY_CHARS[1:] + _KEY_CHARS[:1], strict=True)},
 }
-FREE_KEY_PREFIXES: list[bytes] = [f'{{"~{p}'.encode() for p in _KEY_CHARS]
-# … and a whole declared name, where only ``other-than`` (any character, then anything) is left:
-# every key the model writes out in full passes there
-FREE_KEY_PREFIXES.append(f'{{"~{_KEY_CHARS[0]}{_KEY_CHARS[1]}'.encode())
+# The one-character states (above), and a whole declared name, where only ``other-than`` (any
+# character, then anything) is left: every key the model writes out in full passes there.
+FREE_KEY_PREFIXES: list[bytes] = [f'{{"~{p}'.encode() for p in _KEY_CHARS] + [
+    f'{{"~{_KEY_CHARS[0]}{_KEY_CHARS[1]}'.encode()
+]
 
 # A bounded string's last copies (``char{0,n}`` with fewer than a token's length left) are keyed
 # by how many are left, the same for every ``n``; random walks skip most of them (a token is
