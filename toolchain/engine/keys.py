@@ -209,6 +209,8 @@ class StateKeys:
             i += 1
             base, end = nfa.start(r), nfa.end(r)
             size += end - base
+            if size > SIGNATURE_MAX_STATES:
+                break  # too much grammar: not its calls too (a free key's trie is ~3k states)
             for state in range(base, end):
                 for callee, _ in nfa.calls[state]:
                     if callee not in order:

@@ -113,6 +113,8 @@ class MaskComputer:
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
         self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
+        # … and by content: (return configuration, ids' bytes, offsets' bytes) → viable ids
+        self._pending_by_content: dict[tuple[int, bytes, bytes], IntArray] = {}
         self._allowed: dict[int, npt.NDArray[np.bool_]] = {}  # per return configuration
         self._in_store: bool | None = None  # whether the store held this grammar's own masks
         # own masks computed since the last ``publish`` (named with the grammar's hash only then:
@@ -141,6 +143,7 @@ class MaskComputer:
         self._chain_lids = {}  # local ids belong to the automaton just replaced
         self._cheap_lids = {}
         self._pending = {}
+        self._pending_by_content = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
@@ -289,7 +292,18 @@ class MaskComputer:
         memo = (key, parent)
         got = self._pending.get(memo)
         if got is None:
-            got = self._pending[memo] = self._walk_pending(local, parent)
+            # a new key often holds the pending tokens of another (every node of a key's trie
+            # returns on ``"`` with the same ~50 tokens ``":``, ``",`` …): checked once per
+            # return configuration, not once per key
+            content = (
+                self._return_config(parent),
+                local.pending_ids.tobytes(),
+                local.pending_offsets.tobytes(),
+            )
+            got = self._pending_by_content.get(content)
+            if got is None:
+                got = self._pending_by_content[content] = self._walk_pending(local, parent)
+            self._pending[memo] = got
         return got
 
     def _walk_pending(self, local: LocalMask, parent: int) -> IntArray:
