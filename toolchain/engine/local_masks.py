@@ -185,6 +185,8 @@ class LocalWalker:
         whole: list[IntArray] = []  # subtrees accepted without a visit
         returning: list[IntArray] = []  # tokens below a node where the key can return …
         returned_at: list[int] = []  # … and how many bytes in
+        run_start = run_end = 0  # the range of ``order`` being gathered into ``whole``
+        loop_of: dict[int, int] = {}  # per state met: its loop set (0: too few bytes for one)
         stack = [(0, lid, 0)]
         class_step = local.class_step
         first_bytes = local.first_bytes
@@ -228,34 +230,50 @@ class LocalWalker:
                     code = class_step(cur, b)[2]
                 nxt = (code >> 1) - 1
                 returned = code & 1
-                if (nxt >= 0 or returned) and ends[child]:
+                if nxt >= 0:
+                    at, end = first[child], last[child]
+                    own = ends[child]
+                    # only a state allowing many bytes is worth its loop set (a whole row); and
+                    # one byte below first: a state that does not loop on it (the next copy of a
+                    # repetition) is never asked for its whole row
+                    if end - at - len(own) >= WHOLE_SUBTREE_MIN:
+                        under = below[child]
+                        loop = loop_of.get(nxt)
+                        if loop is None:
+                            if len(first_bytes(nxt)) < LOOP_MIN_BYTES:
+                                loop = loop_of[nxt] = 0
+                            else:
+                                probe = (under & -under).bit_length() - 1
+                                seen = local.trans[nxt].get(probe)
+                                if seen is None:
+                                    seen = class_step(nxt, probe)[2]
+                                loop = 0
+                                if seen >> 1 == nxt + 1:
+                                    loop = loop_of[nxt] = self._loop_set(nxt)
+                        if loop and not under & ~loop:
+                            # every byte below leads from ``nxt`` back to it (a string body's
+                            # characters): every token at or below ends there, alive — no
+                            # visit, and no pending check even where the key could also return
+                            # on the way; neighbouring subtrees are one range of ``order``
+                            if at == run_end:
+                                run_end = end
+                            else:
+                                if run_end > run_start:
+                                    whole.append(order[run_start:run_end])
+                                run_start, run_end = at, end
+                            continue
+                    if own:
+                        accepted.extend(own)
+                elif returned and ends[child]:
                     accepted.extend(ends[child])
-                # only a state allowing many bytes is worth its loop set (a whole row); and
-                # one byte below first: a state that does not loop on it (the next copy of a
-                # repetition) is never asked for its whole row
-                if (
-                    nxt >= 0
-                    and last[child] - first[child] - len(ends[child]) >= WHOLE_SUBTREE_MIN
-                    and len(first_bytes(nxt)) >= LOOP_MIN_BYTES
-                ):
-                    under = below[child]
-                    probe = (under & -under).bit_length() - 1
-                    seen = local.trans[nxt].get(probe)
-                    if seen is None:
-                        seen = class_step(nxt, probe)[2]
-                    loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
-                    if loop and not under & ~loop:
-                        # every byte below leads from ``nxt`` back to it (a string body's
-                        # characters): every token below ends there, alive — no visit, and
-                        # no pending check even where the key could also return on the way
-                        whole.append(order[first[child] + len(ends[child]) : last[child]])
-                        continue
                 if returned and children[child]:
                     # every longer token below this node continues in the real context
                     returning.append(order[first[child] + len(ends[child]) : last[child]])
                     returned_at.append(depth + 1)
                 if nxt >= 0 and children[child]:
                     stack.append((child, nxt, depth + 1))
+        if run_end > run_start:
+            whole.append(order[run_start:run_end])
         parts = _Parts(self.vocab.size)
         parts.ids.append(np.asarray(accepted, dtype=np.int32))
         parts.ids.extend(whole)
