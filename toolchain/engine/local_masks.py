@@ -231,12 +231,12 @@ class LocalWalker:
                 nxt = (code >> 1) - 1
                 returned = code & 1
                 if nxt >= 0:
-                    at, end = first[child], last[child]
+                    span_lo, span_hi = first[child], last[child]  # its tokens in ``order``
                     own = ends[child]
                     # only a state allowing many bytes is worth its loop set (a whole row); and
                     # one byte below first: a state that does not loop on it (the next copy of a
                     # repetition) is never asked for its whole row
-                    if end - at - len(own) >= WHOLE_SUBTREE_MIN:
+                    if span_hi - span_lo - len(own) >= WHOLE_SUBTREE_MIN:
                         under = below[child]
                         loop = loop_of.get(nxt)
                         if loop is None:
@@ -255,12 +255,12 @@ class LocalWalker:
                             # characters): every token at or below ends there, alive — no
                             # visit, and no pending check even where the key could also return
                             # on the way; neighbouring subtrees are one range of ``order``
-                            if at == run_end:
-                                run_end = end
+                            if span_lo == run_end:
+                                run_end = span_hi
                             else:
                                 if run_end > run_start:
                                     whole.append(order[run_start:run_end])
-                                run_start, run_end = at, end
+                                run_start, run_end = span_lo, span_hi
                             continue
                     if own:
                         accepted.extend(own)

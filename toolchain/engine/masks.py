@@ -113,8 +113,8 @@ class MaskComputer:
         self._return_configs: dict[int, int] = {}
         self._cheap_lids: dict[int, bool] = {}
         self._pending: dict[tuple[Hashable, int], IntArray] = {}  # checked pending tokens
-        # … and by content: (return configuration, ids' bytes, offsets' bytes) → viable ids
-        self._pending_by_content: dict[tuple[int, bytes, bytes], IntArray] = {}
+        # … and by content: (return configuration, digest of the ids and offsets) → viable ids
+        self._pending_by_content: dict[tuple[int, bytes], IntArray] = {}
         self._allowed: dict[int, npt.NDArray[np.bool_]] = {}  # per return configuration
         self._in_store: bool | None = None  # whether the store held this grammar's own masks
         # own masks computed since the last ``publish`` (named with the grammar's hash only then:
@@ -295,11 +295,11 @@ class MaskComputer:
             # a new key often holds the pending tokens of another (every node of a key's trie
             # returns on ``"`` with the same ~50 tokens ``":``, ``",`` …): checked once per
             # return configuration, not once per key
-            content = (
-                self._return_config(parent),
-                local.pending_ids.tobytes(),
-                local.pending_offsets.tobytes(),
-            )
+            # named by a digest, not the bytes themselves: a string body's pending tokens run
+            # to thousands, and the memo lives as long as the engine
+            digest = hashlib.blake2b(local.pending_ids.tobytes(), digest_size=16)
+            digest.update(local.pending_offsets.tobytes())
+            content = (self._return_config(parent), digest.digest())
             got = self._pending_by_content.get(content)
             if got is None:
                 got = self._pending_by_content[content] = self._walk_pending(local, parent)
