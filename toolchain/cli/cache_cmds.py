@@ -71,14 +71,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.progress import Progress
 
-        from gramwright.engine.warm import (
-            BOUNDED_GRAMMARS,
-            FREE_KEY_GRAMMAR,
-            FREE_KEY_PREFIXES,
-            FREE_KEY_SCHEMA,
-            WARM_SCHEMAS,
-            warm,
-        )
+        from gramwright.engine.warm import PREFIXED_SCHEMAS, WARM_SCHEMAS, warm
         from gramwright.grammar.bundled import bundled_names, load_bundled
         from gramwright.models.vocabulary import vocabulary_of_model
         from gramwright.schema import compile_schema
@@ -90,10 +83,8 @@ def register(app: typer.Typer) -> None:
                 vocab = vocabulary_of_model(model)
             grammars = [(f"schema {i}", compile_schema(s).grammar) for i, s in enumerate(WARM_SCHEMAS)]
             grammars += [(f"bundled {n}", load_bundled(n)) for n in bundled_names()]
-            grammars.append((FREE_KEY_GRAMMAR, compile_schema(FREE_KEY_SCHEMA).grammar))
-            grammars += [(name, compile_schema(schema).grammar) for name, schema, _ in BOUNDED_GRAMMARS]
-            prefixes = {FREE_KEY_GRAMMAR: FREE_KEY_PREFIXES}
-            prefixes.update({name: texts for name, _, texts in BOUNDED_GRAMMARS})
+            grammars += [(name, compile_schema(schema).grammar) for name, schema, _ in PREFIXED_SCHEMAS]
+            prefixes = {name: texts for name, _, texts in PREFIXED_SCHEMAS}
             with Progress(console=console, disable=not console.is_terminal) as bar:
                 task = bar.add_task("warming", total=len(grammars))
 

@@ -186,7 +186,7 @@ class LocalWalker:
         returning: list[IntArray] = []  # tokens below a node where the key can return …
         returned_at: list[int] = []  # … and how many bytes in
         run_start = run_end = 0  # the range of ``order`` being gathered into ``whole``
-        loop_of: dict[int, int] = {}  # per state met: its loop set (0: too few bytes for one)
+        loop_sets = self._loop_sets
         stack = [(0, lid, 0)]
         class_step = local.class_step
         first_bytes = local.first_bytes
@@ -236,20 +236,20 @@ class LocalWalker:
                     # only a state allowing many bytes is worth its loop set (a whole row); and
                     # one byte below first: a state that does not loop on it (the next copy of a
                     # repetition) is never asked for its whole row
-                    if span_hi - span_lo - len(own) >= WHOLE_SUBTREE_MIN:
+                    # (a state's loop set, once known, answers without the probe: a probe byte
+                    # outside it leaves a byte below outside it too)
+                    if (
+                        span_hi - span_lo - len(own) >= WHOLE_SUBTREE_MIN
+                        and len(first_bytes(nxt)) >= LOOP_MIN_BYTES
+                    ):
                         under = below[child]
-                        loop = loop_of.get(nxt)
+                        loop = loop_sets.get(nxt)
                         if loop is None:
-                            if len(first_bytes(nxt)) < LOOP_MIN_BYTES:
-                                loop = loop_of[nxt] = 0
-                            else:
-                                probe = (under & -under).bit_length() - 1
-                                seen = local.trans[nxt].get(probe)
-                                if seen is None:
-                                    seen = class_step(nxt, probe)[2]
-                                loop = 0
-                                if seen >> 1 == nxt + 1:
-                                    loop = loop_of[nxt] = self._loop_set(nxt)
+                            probe = (under & -under).bit_length() - 1
+                            seen = local.trans[nxt].get(probe)
+                            if seen is None:
+                                seen = class_step(nxt, probe)[2]
+                            loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
                         if loop and not under & ~loop:
                             # every byte below leads from ``nxt`` back to it (a string body's
                             # characters): every token at or below ends there, alive — no

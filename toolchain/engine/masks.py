@@ -294,9 +294,8 @@ class MaskComputer:
         if got is None:
             # a new key often holds the pending tokens of another (every node of a key's trie
             # returns on ``"`` with the same ~50 tokens ``":``, ``",`` …): checked once per
-            # return configuration, not once per key
-            # named by a digest, not the bytes themselves: a string body's pending tokens run
-            # to thousands, and the memo lives as long as the engine
+            # return configuration and content, the content named by a digest (a string body's
+            # pending tokens run to thousands, and the memo lives as long as the engine)
             digest = hashlib.blake2b(local.pending_ids.tobytes(), digest_size=16)
             digest.update(local.pending_offsets.tobytes())
             content = (self._return_config(parent), digest.digest())

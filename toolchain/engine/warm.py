@@ -72,12 +72,14 @@ FREE_KEY_PREFIXES: list[bytes] = [f'{{"~{p}'.encode() for p in _KEY_CHARS] + [
     f'{{"~{_KEY_CHARS[0]}{_KEY_CHARS[1]}'.encode()
 ]
 
-# A bounded string's last copies (``char{0,n}`` with fewer than a token's length left) are keyed
-# by how many are left, the same for every ``n``; random walks skip most of them (a token is
-# several characters). A string one character longer at a time visits each, as the document and
-# as a value inside an array (a member's value is keyed alike).
+# Schemas whose states random walks rarely reach, each with the texts that reach them: (name,
+# schema, texts). The free keys above; and a bounded string's last copies (``char{0,n}`` with
+# fewer than a token's length left), keyed by how many are left, the same for every ``n``, which
+# random walks skip (a token is several characters): a string one character longer at a time
+# visits each, as the document and as a value inside an array (a member's value is keyed alike).
 _BOUND = 128  # past the longest token of the tokenizers seen (SmolLM2's: 81 bytes)
-BOUNDED_GRAMMARS: list[tuple[str, dict[str, object], list[bytes]]] = [
+PREFIXED_SCHEMAS: list[tuple[str, dict[str, object], list[bytes]]] = [
+    (FREE_KEY_GRAMMAR, FREE_KEY_SCHEMA, FREE_KEY_PREFIXES),
     ("bounded string", {"type": "string", "maxLength": _BOUND}, [b'"' + b"a" * k for k in range(_BOUND + 1)]),
     (
         "bounded strings in an array",
