@@ -48,7 +48,7 @@ def tail_inside(tail_sets: TailSets, allowed: int, ids: IntArray | None = None) 
         bits = (outside >> (64 * w)) & _WORD
         if not bits:
             continue
-        col = tail_sets[w] if ids is None else tail_sets[w][ids]
+        col = tail_sets[w] if ids is None else tail_sets[w].take(ids)
         part = col & np.uint64(bits)
         clash = part if clash is None else clash | part
     size = tail_sets.shape[1] if ids is None else ids.size

@@ -148,23 +148,23 @@ class StateKeys:
 
     def _reach_signature(self, rs: int, horizon: int | None) -> Hashable | None:
         """The reachable part of ``rs``'s rule as a canonical tuple (numbered in discovery order),
-        or None past SIGNATURE_REACH states or when a called rule has no content signature."""
-        nfa = self.cg.nfa
-        labels = self.horizon_labels(horizon) if horizon is not None else None
-        final = nfa.final(self.cg.state_rule(rs))
+        or None past SIGNATURE_REACH states or when a called rule has no content signature.
+        (Every bounded string's position near its end is signed, per length band: the loop is
+        written out — no closure, no generators — as it runs a few thousand times per schema.)"""
+        cg = self.cg
+        nfa = cg.nfa
+        labels = self.horizon_labels(horizon) if horizon is not None else range(nfa.num_states)
+        final = nfa.final(cg.state_rule(rs))
+        byte_edges, eps, all_calls = nfa.byte_edges, nfa.eps, nfa.calls
+        rule_sigs = self._rule_sigs
         order: dict[int, int] = {}
         queue: list[int] = []
-
-        def num(state: int) -> int:
-            if labels is not None:
-                state = labels[state]
-            got = order.get(state)
-            if got is None:
-                got = order[state] = len(queue)
-                queue.append(state)
-            return got
-
-        starts = tuple(sorted({num(st) for st in sorted(self.cg.state_members(rs))}))
+        for st in sorted(cg.state_members(rs)):
+            st = labels[st]
+            if st not in order:
+                order[st] = len(queue)
+                queue.append(st)
+        starts = tuple(sorted(order.values()))
         shape: list[tuple[object, ...]] = []
         i = 0
         while i < len(queue):
@@ -173,19 +173,33 @@ class StateKeys:
             st = queue[i]
             i += 1
             calls = []
-            for callee, ret in nfa.calls[st]:
-                callee_sig = self._rule_signature(callee)
+            for callee, ret in all_calls[st]:
+                callee_sig = rule_sigs[callee] if callee in rule_sigs else self._rule_signature(callee)
                 if callee_sig is None:
                     return None
-                calls.append((callee_sig, num(ret)))
-            shape.append(
-                (
-                    st == final,
-                    tuple((lo, hi, num(t)) for lo, hi, t in nfa.byte_edges[st]),
-                    tuple(num(t) for t in nfa.eps[st]),
-                    tuple(calls),
-                )
-            )
+                t = labels[ret]
+                n = order.get(t)
+                if n is None:
+                    n = order[t] = len(queue)
+                    queue.append(t)
+                calls.append((callee_sig, n))
+            edges = []
+            for lo, hi, t in byte_edges[st]:
+                t = labels[t]
+                n = order.get(t)
+                if n is None:
+                    n = order[t] = len(queue)
+                    queue.append(t)
+                edges.append((lo, hi, n))
+            closure = []
+            for t in eps[st]:
+                t = labels[t]
+                n = order.get(t)
+                if n is None:
+                    n = order[t] = len(queue)
+                    queue.append(t)
+                closure.append(n)
+            shape.append((st == final, tuple(edges), tuple(closure), tuple(calls)))
         return ("reach", starts, _digest(shape))
 
     def _rule_signature(self, rule: int) -> str | None:

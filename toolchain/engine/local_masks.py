@@ -350,17 +350,17 @@ class LocalWalker:
             else:
                 ids = self._starting_with_ids(first, None)
         else:
-            ids = candidates[first[matrix[start, candidates]]]
+            ids = candidates[first.take(matrix[start].take(candidates))]
         cur = np.full(ids.shape[0], lid, dtype=np.int32)
         pos = start
         if start == 1 and ids.size > VECTOR_TAIL:
             ids, cur = self._accept_loops(ids, cur, parts)
         while ids.size:
-            codes = self._codes(cur, matrix[pos, ids])
+            codes = self._codes(cur, matrix[pos].take(ids))
             nxt = (codes >> 1) - 1
             returned = (codes & 1).astype(bool)
             alive = nxt >= 0
-            ended = lengths[ids] == pos + 1
+            ended = lengths.take(ids) == pos + 1
             # a token that returns exactly at its last byte is valid in every context: returning
             # is always possible (grammars are pruned, so every parent continuation exists)
             parts.ids.append(ids[(alive | returned) & ended])
@@ -433,7 +433,7 @@ class LocalWalker:
 
     def _codes(self, cur: IntArray, byts: npt.NDArray[np.uint8]) -> IntArray:
         flat = cur.astype(np.int64) * 256 + byts
-        codes: IntArray = self.table.ravel()[flat]
+        codes: IntArray = self.table.ravel().take(flat)
         unknown = codes == UNKNOWN
         if unknown.any():
             # one step per byte class met (the class shares it), not per byte nor per whole row
@@ -455,7 +455,7 @@ class LocalWalker:
                     lo, hi, code = step(lid, b)
                     table[lid, lo:hi] = code
             self._ensure_rows()  # the steps may have made new states: the next position needs rows
-            codes = self.table.ravel()[flat]
+            codes = self.table.ravel().take(flat)
         return codes
 
     def _finish_in_python(self, ids: IntArray, cur: IntArray, pos: int, parts: _Parts) -> None:
@@ -506,14 +506,14 @@ class LocalWalker:
             # the tokens' most common next byte first: a state that does not loop on it (a key
             # leaving a known name's first letter) is never asked for its whole row — ~20 steps
             # into states nothing else needs
-            probe = int(np.bincount(self._matrix_t[at, ids[here]]).argmax())
+            probe = int(np.bincount(self._matrix_t[at].take(ids.take(here))).argmax())
             if local.class_step(state, probe)[2] >> 1 != state + 1:
                 continue
             loop = self._loop_set(state)
             if loop.bit_count() < 2:
                 continue
-            inside = here[tail_inside(self._tail_sets, loop, ids[here])]
-            parts.ids.append(ids[inside])
+            inside = here[tail_inside(self._tail_sets, loop, ids.take(here))]
+            parts.ids.append(ids.take(inside))
             drop[inside] = True
         if not drop.any():
             return ids, cur
