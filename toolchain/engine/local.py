@@ -39,6 +39,9 @@ class LocalAutomaton:
         self.trans: list[dict[int, int]] = []
         self._ids: dict[frozenset[Chain], int] = {}
         self._first: dict[int, frozenset[int]] = {}
+        self._spans_of: dict[int, tuple[tuple[int, int], ...]] = {}
+        self._first_by_spans: dict[tuple[tuple[int, int], ...], frozenset[int]] = {}
+        self._cuts_by_spans: dict[tuple[tuple[int, int], ...], list[int]] = {}
         self._full: dict[int, bool] = {}
         self._cuts: dict[int, list[int]] = {}
         self._quotients: dict[Chain, Chain] = {}
@@ -111,12 +114,26 @@ class LocalAutomaton:
         alike by every top rule state, so they share one transition."""
         got = self._cuts.get(lid)
         if got is None:
-            cuts = {0, 256}
-            for chain in self.chains[lid]:
-                for lo, hi in self.cg.state_byte_ranges(chain[0]):
+            spans = self._spans(lid)
+            got = self._cuts_by_spans.get(spans)
+            if got is None:
+                cuts = {0, 256}
+                for lo, hi in spans:
                     cuts.add(lo)
                     cuts.add(hi + 1)
-            got = self._cuts[lid] = sorted(cuts)
+                got = self._cuts_by_spans[spans] = sorted(cuts)
+            self._cuts[lid] = got
+        return got
+
+    def _spans(self, lid: int) -> tuple[tuple[int, int], ...]:
+        """The byte ranges the top rule states of ``lid`` consume, sorted: the states of one string
+        body under many rules, or of a key's trie nodes, share them — and so their first bytes
+        and byte classes (sets of ~100 bytes, built once per distinct ranges, not per state)."""
+        got = self._spans_of.get(lid)
+        if got is None:
+            ranges = self.cg.state_byte_ranges
+            tops = {chain[0] for chain in self.chains[lid]}
+            got = self._spans_of[lid] = tuple(sorted({r for rs in tops for r in ranges(rs)}))
         return got
 
     def class_step(self, lid: int, byte: int) -> tuple[int, int, int]:
@@ -156,10 +173,12 @@ class LocalAutomaton:
     def first_bytes(self, lid: int) -> frozenset[int]:
         got = self._first.get(lid)
         if got is None:
-            acc: set[int] = set()
-            for chain in self.chains[lid]:
-                for lo, hi in self.cg.state_byte_ranges(chain[0]):
+            spans = self._spans(lid)
+            got = self._first_by_spans.get(spans)
+            if got is None:
+                acc: set[int] = set()
+                for lo, hi in spans:
                     acc.update(range(lo, hi + 1))
-            got = frozenset(acc)
+                got = self._first_by_spans[spans] = frozenset(acc)
             self._first[lid] = got
         return got

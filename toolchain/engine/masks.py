@@ -116,6 +116,7 @@ class MaskComputer:
         # … and by content: (return configuration, digest of the ids and offsets) → viable ids
         self._pending_by_content: dict[tuple[int, bytes], IntArray] = {}
         self._allowed: dict[int, npt.NDArray[np.bool_]] = {}  # per return configuration
+        self._frame_parts: dict[int, tuple[tuple[Words | None, IntArray | None], ...]] = {}
         self._in_store: bool | None = None  # whether the store held this grammar's own masks
         # own masks computed since the last ``publish`` (named with the grammar's hash only then:
         # at the end of a run, not in a mask's time)
@@ -144,6 +145,7 @@ class MaskComputer:
         self._cheap_lids = {}
         self._pending = {}
         self._pending_by_content = {}
+        self._frame_parts = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
@@ -173,21 +175,21 @@ class MaskComputer:
         words: Words | None = None
         owned = False  # whether ``words`` is a fresh array (else a local mask's own bits)
         checked: list[IntArray] = []
+        frame_parts = self._frame_parts
         for frame in self.cg.config_frames[config]:
-            chain, parent = self._top(frame)
-            for key, local in self._chain_masks(chain, parent == BOTTOM):
-                if local.any_accepted:
-                    bits = local.accepted
+            got = frame_parts.get(frame)
+            if got is None:
+                got = frame_parts[frame] = self._frame_part(frame)
+            for bits, found in got:
+                if bits is not None:
                     if words is None:
                         words = bits
                     else:
                         if not owned:
                             words, owned = words.copy(), True
                         words |= bits
-                if local.pending_ids.size:
-                    found = self._check_pending(key, local, parent)
-                    if found.size:
-                        checked.append(found)
+                if found is not None:
+                    checked.append(found)
         if words is None:
             words, owned = np.zeros(bitset.num_words(self.vocab.size), dtype=np.uint32), True
         if checked:
@@ -195,6 +197,24 @@ class MaskComputer:
                 words = words.copy()
             bitset.add(words, np.concatenate(checked) if len(checked) > 1 else checked[0], self.vocab.size)
         return words
+
+    def _frame_part(self, frame: int) -> tuple[tuple[Words | None, IntArray | None], ...]:
+        """What one frame adds to the masks of the configurations holding it: its local masks'
+        accepted bits and its checked pending tokens (None where empty). Memoised per frame: the
+        next-member frames of a wide object recur in config after config (Snowplow: 2,382 frames
+        met in 343 new configurations, 721 distinct), and each visit re-derived its stack top,
+        local keys and pending memo."""
+        chain, parent = self._top(frame)
+        out = []
+        for key, local in self._chain_masks(chain, parent == BOTTOM):
+            found = self._check_pending(key, local, parent) if local.pending_ids.size else None
+            out.append(
+                (
+                    local.accepted if local.any_accepted else None,
+                    found if found is not None and found.size else None,
+                )
+            )
+        return tuple(out)
 
     def _chain_masks(self, chain: Chain, bottom: bool) -> list[tuple[Hashable, LocalMask]]:
         """The local masks of one stack's top, with their keys: one per length band near a
