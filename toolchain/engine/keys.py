@@ -58,6 +58,7 @@ class StateKeys:
         # per horizon: the labels of the states built so far, and how many repetitions they fold
         self._labels: dict[int, tuple[list[int], list[int]]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
+        self._rule_folds: dict[tuple[int, int], bool] = {}
         self._near: dict[int, int | None] = {}
         self._tail: dict[int, int] = {}
         self._tail_reps = 0
@@ -264,10 +265,25 @@ class StateKeys:
         memo = (rs, horizon)
         got = self._quotients.get(memo)
         if got is None:
-            members = self.cg.state_members(rs)
-            image = self._members(rs, horizon)
-            got = rs if image == members else self.cg.rule_state(image)
+            if not self._folds(self.cg.state_rule(rs), horizon):
+                got = rs  # most rules hold no repetition that folds: every state is its own
+            else:
+                members = self.cg.state_members(rs)
+                image = self._members(rs, horizon)
+                got = rs if image == members else self.cg.rule_state(image)
             self._quotients[memo] = got
+        return got
+
+    def _folds(self, rule: int, horizon: int) -> bool:
+        """Whether ``horizon_labels`` maps any state of ``rule`` elsewhere (memoised per rule: a
+        rule's labels are fixed once it is built)."""
+        memo = (rule, horizon)
+        got = self._rule_folds.get(memo)
+        if got is None:
+            nfa = self.cg.nfa
+            base, end = nfa.start(rule), nfa.end(rule)
+            labels = self.horizon_labels(horizon)
+            got = self._rule_folds[memo] = any(labels[s] != s for s in range(base, end))
         return got
 
     def near_end(self, rs: int) -> int | None:

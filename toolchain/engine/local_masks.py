@@ -94,7 +94,7 @@ class _Parts:
         else:
             p_ids = p_off = np.zeros(0, dtype=np.int32)
         words.setflags(write=False)
-        return LocalMask(words, bool(words.any()), p_ids, p_off)
+        return LocalMask(words, bitset.nonempty(words), p_ids, p_off)
 
 
 class LocalWalker:
@@ -365,7 +365,7 @@ class LocalWalker:
             # is always possible (grammars are pruned, so every parent continuation exists)
             parts.ids.append(ids[(alive | returned) & ended])
             leftover = returned & ~ended
-            if leftover.any():
+            if bitset.nonempty(leftover):
                 parts.pending(ids[leftover], np.full(int(leftover.sum()), pos + 1, dtype=np.int32))
             keep = alive & ~ended
             ids, cur = ids[keep], nxt[keep].astype(np.int32)
@@ -435,7 +435,7 @@ class LocalWalker:
         flat = cur.astype(np.int64) * 256 + byts
         codes: IntArray = self.table.ravel().take(flat)
         unknown = codes == UNKNOWN
-        if unknown.any():
+        if bitset.nonempty(unknown):
             # one step per byte class met (the class shares it), not per byte nor per whole row
             table = self.table
             step = self.local.class_step
@@ -515,7 +515,7 @@ class LocalWalker:
             inside = here[tail_inside(self._tail_sets, loop, ids.take(here))]
             parts.ids.append(ids.take(inside))
             drop[inside] = True
-        if not drop.any():
+        if not bitset.nonempty(drop):
             return ids, cur
         return ids[~drop], cur[~drop]
 
@@ -578,7 +578,7 @@ class LocalWalker:
                 keep = np.isin(got.pending_ids, mine)
                 parts.pending(got.pending_ids[keep], got.pending_offsets[keep])
             drop[here] = True
-        if not drop.any():
+        if not bitset.nonempty(drop):
             return ids, cur
         return ids[~drop], cur[~drop]
 

@@ -116,7 +116,7 @@ class MaskStore:
             got = self._read(namespace, key)
             if got is None:
                 return None
-        return LocalMask(got.accepted, bool(got.accepted.any()), got.pending_ids, got.pending_offsets)
+        return LocalMask(got.accepted, bitset.nonempty(got.accepted), got.pending_ids, got.pending_offsets)
 
     def _read(self, namespace: str, key: Hashable) -> Entry | None:
         """The entry under the key's digest, from this process's named masks or the segments

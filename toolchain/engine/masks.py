@@ -158,7 +158,7 @@ class MaskComputer:
         with cold_work():
             out = self._compute(config)
         out.setflags(write=False)
-        if not out.any():
+        if not bitset.nonempty(out):
             self.empty.add(config)
         self.cache[config] = out
         return out
@@ -336,7 +336,7 @@ class MaskComputer:
         allowed = self._allowed_bytes(start)
         first = self.walker.byte_at(ids, offsets)
         keep = allowed[first]
-        if not keep.any():
+        if not bitset.nonempty(keep):
             return _NONE
         ids, offsets = ids[keep], offsets[keep]
         cg = self.cg

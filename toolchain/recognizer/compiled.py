@@ -60,6 +60,7 @@ class CompiledGrammar:
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rs_index: dict[int, dict[int, set[int]]] = {}  # wide rule states: byte → targets
         self._literal_runs: dict[int, bytes] = {}  # rule state → its literal run (``literal_run``)
+        self._runs_from: dict[frozenset[int], bytes] = {}  # … by NFA states, for later positions
         # each rule's start state, interned when first entered (a 5,000-line edit grammar has
         # ~50k rules, of which a run enters a few hundred)
         self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
@@ -200,6 +201,10 @@ class CompiledGrammar:
         A token walk follows it through the vocabulary trie without a state per byte."""
         got = self._literal_runs.get(rs)
         if got is None:
+            got = self._runs_from.get(self._rs_nfa[rs])
+            if got is not None:
+                self._literal_runs[rs] = got
+                return got
             first = self.state_byte_ranges(rs)
             if len(first) != 1 or first[0][0] != first[0][1]:
                 self._literal_runs[rs] = b""  # more than one first byte (memoised ranges)
@@ -209,6 +214,7 @@ class CompiledGrammar:
             final = nfa.rule_final[self._rs_rule[rs]]
             out = bytearray()
             members: Iterable[int] = self._rs_nfa[rs]
+            passed: list[tuple[set[int], int]] = []  # the states the run went through, and where
             while len(out) < _RUN_MAX:
                 byte = -1
                 targets: set[int] = set()
@@ -231,7 +237,13 @@ class CompiledGrammar:
                     break  # nothing after the byte (a pruned grammar has no such state)
                 out.append(byte)
                 members = closed
+                passed.append((closed, len(out)))
             got = self._literal_runs[rs] = bytes(out)
+            if len(out) < _RUN_MAX:
+                # every position of a literal asks for its run (a walk per position of a long
+                # key): the positions passed on the way have the rest of this one
+                for state, at in passed:
+                    self._runs_from.setdefault(frozenset(state), got[at:])
         return got
 
     def state_members(self, rs: int) -> frozenset[int]:
