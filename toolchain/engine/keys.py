@@ -59,6 +59,7 @@ class StateKeys:
         self._labels: dict[int, tuple[list[int], list[int]]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
         self._rule_folds: dict[tuple[int, int], bool] = {}
+        self._fold_free: dict[int, int] = {}  # rule state → a horizon its reach signature folded nothing at
         self._near: dict[int, int | None] = {}
         self._tail: dict[int, int] = {}
         self._tail_reps = 0
@@ -132,6 +133,12 @@ class StateKeys:
         if memo in self._rs_sigs:
             return self._rs_sigs[memo]
         if horizon is not None:
+            smaller = self._fold_free.get(rs)
+            if smaller is not None and smaller <= horizon:
+                # signed at a smaller horizon with nothing folded (a position near a bounded
+                # string's end, signed for its short-token band first): the same shape here
+                got = self._rs_sigs[memo] = self._rs_sigs[(rs, smaller)]
+                return got
             # far copies of a repetition share their quotient's signature: computed once, not
             # once per copy (the signature maps members through the same horizon labels)
             q = self.quotient_state(rs, horizon)
@@ -160,8 +167,10 @@ class StateKeys:
         rule_sigs = self._rule_sigs
         order: dict[int, int] = {}
         queue: list[int] = []
-        for st in sorted(cg.state_members(rs)):
-            st = labels[st]
+        folded = False  # whether the horizon mapped a state reached elsewhere
+        for raw in sorted(cg.state_members(rs)):
+            st = labels[raw]
+            folded = folded or st != raw
             if st not in order:
                 order[st] = len(queue)
                 queue.append(st)
@@ -179,28 +188,37 @@ class StateKeys:
                 if callee_sig is None:
                     return None
                 t = labels[ret]
+                folded = folded or t != ret
                 n = order.get(t)
                 if n is None:
                     n = order[t] = len(queue)
                     queue.append(t)
                 calls.append((callee_sig, n))
             edges = []
-            for lo, hi, t in byte_edges[st]:
-                t = labels[t]
+            for lo, hi, raw in byte_edges[st]:
+                t = labels[raw]
+                folded = folded or t != raw
                 n = order.get(t)
                 if n is None:
                     n = order[t] = len(queue)
                     queue.append(t)
                 edges.append((lo, hi, n))
             closure = []
-            for t in eps[st]:
-                t = labels[t]
+            for raw in eps[st]:
+                t = labels[raw]
+                folded = folded or t != raw
                 n = order.get(t)
                 if n is None:
                     n = order[t] = len(queue)
                     queue.append(t)
                 closure.append(n)
             shape.append((st == final, tuple(edges), tuple(closure), tuple(calls)))
+        if not folded and horizon is not None:
+            # nothing within reach folds at this horizon, so nothing does at a larger one (a
+            # larger horizon tells more copies apart): the same signature serves those
+            known = self._fold_free.get(rs)
+            if known is None or horizon < known:
+                self._fold_free[rs] = horizon
         return ("reach", starts, _digest(shape))
 
     def _rule_signature(self, rule: int) -> str | None:

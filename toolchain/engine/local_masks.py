@@ -451,7 +451,7 @@ class LocalWalker:
                 met = met[np.concatenate(([True], met[1:] != met[:-1]))]
                 pairs = [divmod(f, 256) for f in met.tolist()]
             for lid, b in pairs:
-                if table[lid, b] == UNKNOWN:
+                if table.item(lid, b) == UNKNOWN:  # (an earlier step may have filled its class)
                     lo, hi, code = step(lid, b)
                     table[lid, lo:hi] = code
             self._ensure_rows()  # the steps may have made new states: the next position needs rows
@@ -472,7 +472,9 @@ class LocalWalker:
                 b = data[i]
                 code = trans[state].get(b)
                 if code is None:
-                    code = local.step(state, b)  # long tokens touch few bytes: no whole row
+                    # its byte class at once (not the whole row: long tokens touch few bytes), so
+                    # the next token's other letter of a pattern's class is a lookup, not a step
+                    code = local.class_step(state, b)[2]
                 state = (code >> 1) - 1
                 if code & 1:
                     if i == last:

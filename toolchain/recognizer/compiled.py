@@ -134,12 +134,19 @@ class CompiledGrammar:
         if info is None:
             nfa = self.nfa
             members = self._rs_nfa[rs]
-            has_bytes = any(nfa.byte_edges[s] for s in members)
+            edges, all_calls = nfa.byte_edges, nfa.calls
+            has_bytes = False
             returns: dict[int, set[int]] = {}
-            for s in sorted(members):
-                for rule, ret in nfa.calls[s]:
+            for s in members:
+                if edges[s]:
+                    has_bytes = True
+                for rule, ret in all_calls[s]:
                     returns.setdefault(rule, set()).add(ret)
-            calls = tuple((rule, self._rule_state(frozenset(rets))) for rule, rets in sorted(returns.items()))
+            calls = (
+                tuple((rule, self._rule_state(frozenset(rets))) for rule, rets in sorted(returns.items()))
+                if returns
+                else ()
+            )
             final = nfa.rule_final[self._rs_rule[rs]] in members
             info = (has_bytes, calls, final)
             self._rs_info[rs] = info
@@ -308,6 +315,12 @@ class CompiledGrammar:
         cached = self._rel.get(rs)
         if cached is not None:
             return cached
+        has_bytes, calls, final = self._info(rs)
+        if not calls and not final:
+            # the common case (a literal's or a trie's next position): the state itself
+            result: RelClosure = (((rs,),) if has_bytes else (), False)
+            self._rel[rs] = result
+            return result
         chains: set[Chain] = set()
         pops = False
         seen: set[tuple[int, Chain]] = set()
