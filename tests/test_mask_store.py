@@ -327,3 +327,33 @@ def test_warmed_free_key_states_serve_a_schema_the_store_never_saw(
     finally:
         vocab.tables.attach(None)
         vocab.tables.clear()
+
+
+def test_warm_leaves_one_segment_that_serves_what_each_grammar_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`warm` flushes after each grammar, then merges the segments into one (a lookup that misses
+    searches every index): the merged store serves the same masks as a store never merged."""
+    from gramwright.engine.warm import warm
+
+    _, vocab = smol()
+    grammars = [(f"g{i}", compile_schema(s).grammar) for i, s in enumerate(_schemas()[-2:])]
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    try:
+        _fresh_store(vocab)
+        report = warm(grammars, vocab, walks=2, budget=12)
+        assert report.written == 2
+        store = _fresh_store(vocab)
+        assert len(list(store.dir.glob("*.gwm"))) == 1
+        assert sum(seg.count for seg in store.segments()) > 0
+        from_store = _walk_masks(cache.load_engine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
+        assert store.hits > 0 and store.damaged == 0
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+        fresh = _walk_masks(GrammarEngine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
+    finally:
+        vocab.tables.attach(None)
+        vocab.tables.clear()
+    assert len(fresh) == len(from_store) > 5
+    for x, y in zip(fresh, from_store, strict=True):
+        assert np.array_equal(x, y)

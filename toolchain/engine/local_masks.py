@@ -461,6 +461,7 @@ class LocalWalker:
     def _finish_in_python(self, ids: IntArray, cur: IntArray, pos: int, parts: _Parts) -> None:
         local = self.local
         trans = local.trans
+        first_bytes = local.first_bytes
         token_bytes = self.vocab.token_bytes
         acc: list[int] = []
         p_ids: list[int] = []
@@ -473,8 +474,9 @@ class LocalWalker:
                 code = trans[state].get(b)
                 if code is None:
                     # its byte class at once (not the whole row: long tokens touch few bytes), so
-                    # the next token's other letter of a pattern's class is a lookup, not a step
-                    code = local.class_step(state, b)[2]
+                    # the next token's other letter of a pattern's class is a lookup, not a step;
+                    # a dead byte is not recorded, so it is told apart before the class is looked up
+                    code = local.class_step(state, b)[2] if b in first_bytes(state) else 0
                 state = (code >> 1) - 1
                 if code & 1:
                     if i == last:

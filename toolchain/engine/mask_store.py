@@ -197,9 +197,14 @@ class MaskStore:
             words=self.words,
         )
 
-    def _compact(self) -> None:
+    def compact(self) -> None:
+        """Merge every segment into one (``gramwright warm`` ends with it: a lookup that misses
+        searches every segment's index, newest first)."""
+        self._compact(limit=1)
+
+    def _compact(self, limit: int = MAX_SEGMENTS) -> None:
         paths = sorted(self.dir.glob(f"*{SUFFIX}"))
-        if len(paths) <= MAX_SEGMENTS:
+        if len(paths) <= limit:
             return
         merged: dict[bytes, Entry] = {}
         for path in paths:

@@ -137,7 +137,9 @@ def warm(
             engine.masks.allowed_bits(config)
             masks += 1
         written += save_engine(engine) is not None
+    store = store_of(vocab)
+    if store.dir.is_dir():
+        store.compact()  # one segment: one index for every lookup of the runs to come
     if progress is not None:
         progress(len(grammars), len(grammars), "done")
-    store = store_of(vocab)
     return WarmReport(len(grammars), masks, time.perf_counter() - t0, store.dir, written)
