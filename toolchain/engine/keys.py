@@ -64,6 +64,8 @@ class StateKeys:
         self._tail: dict[int, int] = {}
         self._tail_reps = 0
         self._rule_sigs: dict[int, str | None] = {}
+        self._rule_callees: dict[int, tuple[int, ...]] = {}
+        self._rule_owns: dict[int, str] = {}
         self._rs_sigs: dict[tuple[int, int | None], Hashable | None] = {}
 
     def _body(self, rule: int) -> object:
@@ -227,55 +229,75 @@ class StateKeys:
         the string body of a member named after its JSON path in one schema and an equal body
         in another schema (or in ``gramwright warm``'s schemas) get one signature — which is
         what lets the on-disk store serve a schema it never saw. Equal structure is equal
-        language, so sharing stays exact. None past SIGNATURE_MAX_RULES/_STATES."""
+        language, so sharing stays exact. None past SIGNATURE_MAX_RULES/_STATES.
+
+        Each rule's own structure is hashed once (``_rule_own``: its calls numbered by first
+        occurrence within it); a signature hashes those with where each call leads in this
+        order — the same information, without re-hashing ``char``, ``esc`` … under every key
+        rule that reaches them."""
         if rule in self._rule_sigs:
             return self._rule_sigs[rule]
         nfa = self.cg.nfa
         order = {rule: 0}
         queue = [rule]
-        i = 0
         size = 0
+        sig: str | None = None
+        i = 0
         # stops as soon as it is too much grammar: a rule met builds its NFA (rules are built
         # when first asked for), and the start of an edit grammar calls ~10k rules
-        while i < len(queue) and size <= SIGNATURE_MAX_STATES:
+        while i < len(queue):
             r = queue[i]
             i += 1
-            base, end = nfa.start(r), nfa.end(r)
-            size += end - base
+            size += nfa.end(r) - nfa.start(r)
             if size > SIGNATURE_MAX_STATES:
                 break  # too much grammar: not its calls too (a free key's trie is ~3k states)
-            for state in range(base, end):
-                for callee, _ in nfa.calls[state]:
-                    if callee not in order:
-                        order[callee] = len(queue)
-                        queue.append(callee)
-                if len(queue) > SIGNATURE_MAX_RULES:
-                    break
+            for callee in self._callees(r):
+                if callee not in order:
+                    order[callee] = len(queue)
+                    queue.append(callee)
             if len(queue) > SIGNATURE_MAX_RULES:
                 break
-        sig: str | None = None
-        if i == len(queue) and size <= SIGNATURE_MAX_STATES:
-            parts: list[object] = []
-            for r in queue:
-                base, end = nfa.start(r), nfa.end(r)
-                shape = [
-                    (
-                        tuple((lo, hi, t - base) for lo, hi, t in nfa.byte_edges[st]),
-                        tuple(t - base for t in nfa.eps[st]),
-                        tuple((order[c], ret - base) for c, ret in nfa.calls[st]),
-                    )
-                    for st in range(base, end)
-                ]
-                # the unrolled repetitions' arithmetic (``horizon_labels``) is part of the meaning
-                reps = [
-                    (rep.start - base, rep.base - base, rep.size, rep.copies, rep.lo, rep.hi)
-                    for rep in nfa.repeats
-                    if base <= rep.base < end
-                ]
-                parts.append((nfa.rule_final[r] - base, shape, reps))
-            sig = _digest(parts)
+        else:
+            sig = _digest([(self._rule_own(r), [order[c] for c in self._callees(r)]) for r in queue])
         self._rule_sigs[rule] = sig
         return sig
+
+    def _callees(self, rule: int) -> tuple[int, ...]:
+        """The rules ``rule`` calls, in order of first occurrence (memoised)."""
+        got = self._rule_callees.get(rule)
+        if got is None:
+            nfa = self.cg.nfa
+            seen: dict[int, None] = {}
+            for state in range(nfa.start(rule), nfa.end(rule)):
+                for callee, _ in nfa.calls[state]:
+                    seen[callee] = None
+            got = self._rule_callees[rule] = tuple(seen)
+        return got
+
+    def _rule_own(self, rule: int) -> str:
+        """A hash of ``rule``'s own NFA structure, its calls numbered as in ``_callees``
+        (memoised: hashed once however many rules reach it)."""
+        got = self._rule_owns.get(rule)
+        if got is None:
+            nfa = self.cg.nfa
+            base, end = nfa.start(rule), nfa.end(rule)
+            local = {c: k for k, c in enumerate(self._callees(rule))}
+            shape = [
+                (
+                    tuple((lo, hi, t - base) for lo, hi, t in nfa.byte_edges[st]),
+                    tuple(t - base for t in nfa.eps[st]),
+                    tuple((local[c], ret - base) for c, ret in nfa.calls[st]),
+                )
+                for st in range(base, end)
+            ]
+            # the unrolled repetitions' arithmetic (``horizon_labels``) is part of the meaning
+            reps = [
+                (rep.start - base, rep.base - base, rep.size, rep.copies, rep.lo, rep.hi)
+                for rep in nfa.repeats
+                if base <= rep.base < end
+            ]
+            got = self._rule_owns[rule] = _digest([nfa.rule_final[rule] - base, shape, reps])
+        return got
 
     def quotient_state(self, rs: int, horizon: int) -> int:
         """A rule state that accepts the same strings of up to ``horizon`` bytes as ``rs``: its
