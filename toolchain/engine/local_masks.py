@@ -114,6 +114,8 @@ class LocalWalker:
         self._tail_sets = tables.tail_sets()
         self._multi_byte_ids = arrays.multi_byte_ids
         self._first_byte = arrays.first_byte
+        self._ids_first_byte = arrays.ids_first_byte
+        self._ids_single = arrays.ids_single
         self._first_counts = arrays.first_counts
         self._by_first = arrays.by_first
         self._single_by_first = arrays.single_by_first
@@ -397,10 +399,10 @@ class LocalWalker:
         walked = np.flatnonzero(first).tolist()
         counts = self._first_counts
         if sum(counts[b] for b in walked) > WALK_GATHER_MAX:
-            first_of = self._first_byte[self.ids]
-            keep = first[first_of]
+            first_of = self._ids_first_byte
+            keep = first.take(first_of)
             if singles_of is not None:
-                keep |= singles_of[first_of] & (self.vocab.lengths[self.ids] == 1)
+                keep |= singles_of.take(first_of) & self._ids_single
             return self.ids[keep]
         pieces = [self._by_first[b] for b in walked if counts[b]]
         if singles_of is not None:

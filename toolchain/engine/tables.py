@@ -93,6 +93,8 @@ class TokenArrays:
     multi_byte_ids: IntArray  # … with more than one byte
     matrix_t: npt.NDArray[np.uint8]  # byte matrix, position-major: rows gather fast
     first_byte: npt.NDArray[np.uint8]  # per token id
+    ids_first_byte: npt.NDArray[np.uint8]  # per token of ``ids``: its first byte …
+    ids_single: npt.NDArray[np.bool_]  # … and whether it is one byte long
     first_counts: list[int]  # tokens with bytes, per first byte
     by_first: list[IntArray]  # per first byte: the tokens with bytes starting with it, sorted
     single_by_first: list[IntArray]  # per byte: the one-byte tokens of exactly that byte
@@ -150,6 +152,8 @@ class VocabularyTables:
                 multi_byte_ids=multi,
                 matrix_t=np.ascontiguousarray(matrix.T),
                 first_byte=first,
+                ids_first_byte=first[ids],
+                ids_single=lengths[ids] == 1,
                 first_counts=counts.tolist(),
                 by_first=_by_first_byte(ids, first),
                 single_by_first=_by_first_byte(single, first),
