@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gramwright.grammar.analysis import prepare
@@ -47,11 +47,26 @@ def test_names_fold_to_lark_identifiers() -> None:
     assert all(n[0].isalpha() and n == n.lower() and "-" not in n for n in names.values())
 
 
+def _escapes(literal: str) -> list[str]:
+    """The escape letters of a written literal, read left to right as a reader does (``\\\\x`` is
+    an escaped backslash, then ``x``: no ``\\x`` escape)."""
+    body, out, i = literal[1:-1], [], 0
+    while i < len(body):
+        if body[i] == "\\":
+            out.append(body[i + 1])
+            i += 2
+        else:
+            i += 1
+    return out
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.text(st.characters(exclude_categories=("Cs",)), max_size=8))
+@example("\\x")  # an escaped backslash before an ``x`` (found by hypothesis): no hex escape
 def test_literals_never_spell_the_gbnf_marker(text: str) -> None:
     written = lark_literal(text + "::=")
-    assert "::=" not in written and "\\x" not in written and "\\U" not in written
+    assert "::=" not in written
+    assert not {"x", "U"} & set(_escapes(written))  # escapes neither reader shares
 
 
 def test_classes_are_written_as_positive_ranges() -> None:
