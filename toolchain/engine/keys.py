@@ -160,7 +160,9 @@ class StateKeys:
         """The reachable part of ``rs``'s rule as a canonical tuple (numbered in discovery order),
         or None past SIGNATURE_REACH states or when a called rule has no content signature.
         (Every bounded string's position near its end is signed, per length band: the loop is
-        written out — no closure, no generators — as it runs a few thousand times per schema.)"""
+        written out — no closure, no generators — as it runs a few thousand times per schema.
+        The three numbering loops below are one loop written three times on purpose: folded into
+        one loop over the state's targets, Snowplow's masks cost 6.6–8.3 % more instructions.)"""
         cg = self.cg
         nfa = cg.nfa
         labels = self.horizon_labels(horizon) if horizon is not None else range(nfa.num_states)
