@@ -132,36 +132,6 @@ class LocalWalker:
         counts = self._first_counts
         return sum(counts[b] for b in first_bytes)
 
-    def two_byte_count(self, lid: int, limit: int) -> int:
-        """About how many tokens a trie walk from ``lid`` visits past their second byte: tokens
-        whose first two bytes are viable (an upper bound where a state allows many bytes). A few
-        letters can start thousands of tokens while a literal key allows one second letter each.
-        Stops counting past ``limit``."""
-        trie = self.trie()
-        first, last = trie.subtrees()[2:]
-        local = self.local
-        total = 0
-        for b in local.first_bytes(lid):
-            node = trie.child(0, b)
-            if node is None:
-                continue
-            nxt = (local.class_step(lid, b)[2] >> 1) - 1
-            own = len(trie.ends[node])
-            below = last[node] - first[node] - own
-            total += own
-            if nxt >= 0 and below:
-                allowed = local.first_bytes(nxt)
-                if len(allowed) > 16:
-                    total += below
-                else:
-                    for c in allowed:
-                        child = trie.child(node, c)
-                        if child is not None:
-                            total += last[child] - first[child]
-            if total > limit:
-                break
-        return total
-
     def byte_at(self, ids: IntArray, offsets: IntArray) -> npt.NDArray[np.uint8]:
         """Per token of ``ids``, its byte at ``offsets`` (each below the token's length)."""
         got: npt.NDArray[np.uint8] = self._matrix_t[offsets, ids]
