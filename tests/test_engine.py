@@ -447,3 +447,77 @@ def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
                 break
     walker = engine.masks.walker
     assert seen > 50 and any(walker._literals.values())  # the shortcut was taken
+
+
+def test_class_steps_and_literal_prefixes_in_trie_walks_equal_a_full_trie_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Trie walks step a node with many children one byte class at a time (after a free key's
+    known prefix, every letter but the name's next leaves for the free string: one range), and
+    share the mask of a literal no token runs past (every optional member still open starts
+    ``,"``). Masks along an in-order document and along random walks equal a plain walk of the
+    vocabulary, and both shortcuts were taken."""
+    from gramwright.engine.local_masks import LocalWalker
+    from gramwright.schema import compile_schema
+
+    taken = {"classes": 0}
+    original = LocalWalker._whole_classes
+
+    def counting(self: LocalWalker, trie: TokenTrie, node: int, cur: int, kids: tuple, whole: list) -> list:
+        before = len(whole)
+        rest = original(self, trie, node, cur, kids, whole)
+        taken["classes"] += len(whole) - before
+        return rest
+
+    monkeypatch.setattr(LocalWalker, "_whole_classes", counting)
+    tok, vocab = smol()
+    names = ["interval", "internal", "item_id", "item_name", "active", "action", "price", "print"]
+    # a pattern's class of 37 bytes is walked by trie too: under a letter, a class leads into its
+    # loop, but some tokens below hold bytes outside it (a range is taken whole only when none do)
+    properties: dict[str, object] = {
+        n: {"type": "integer"} if i % 3 else {"type": "string"} for i, n in enumerate(names)
+    }
+    properties["code"] = {"type": "string", "pattern": "^[a-z0-9_]+$"}
+    schema = {"type": "object", "properties": properties, "additionalProperties": {"type": "boolean"}}
+    engine = GrammarEngine(compile_schema(schema).grammar, vocab)
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    text = '{"interval":"a","item_id":3,"action":1,"code":"ab_cd9x","intern":true,"prin":false}'
+    matcher = engine.matcher()
+    for tid in _encode(tok, text):
+        ours = engine.masks.allowed(matcher.config)
+        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+    rng = random.Random(5)
+    for _ in range(8):
+        matcher = engine.matcher()
+        for _ in range(30):
+            ours = engine.masks.allowed(matcher.config)
+            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+            if ours.size == 0:
+                break
+            matcher.consume(rng.choice(ours.tolist()))
+            if matcher.is_terminated():
+                break
+    assert taken["classes"] > 0
+    # a wide object: each optional member still open is its own stack top, its literal ``,"field_``
+    wide = {f"field_{i:02d}": {"type": "integer"} for i in range(12)}
+    engine = GrammarEngine(compile_schema({"type": "object", "properties": wide}).grammar, vocab)
+    matcher = engine.matcher()
+    for tid in _encode(tok, '{"field_00":1,"field_03":22,"field_07":-3}'):
+        ours = engine.masks.allowed(matcher.config)
+        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+    for _ in range(6):
+        matcher = engine.matcher()
+        for _ in range(30):
+            ours = engine.masks.allowed(matcher.config)
+            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+            if ours.size == 0:
+                break
+            matcher.consume(rng.choice(ours.tolist()))
+            if matcher.is_terminated():
+                break
+    shared = [id(m) for m in engine.masks.local_masks.values()]
+    assert engine.masks.walker._prefix_masks and len(set(shared)) < len(shared)

@@ -38,7 +38,8 @@ class LocalAutomaton:
         self.chains: list[frozenset[Chain]] = []
         self.trans: list[dict[int, int]] = []
         self._ids: dict[frozenset[Chain], int] = {}
-        self._first: dict[int, frozenset[int]] = {}
+        # local state → the bytes it allows (``first_bytes``; read directly by hot loops)
+        self.first_memo: dict[int, frozenset[int]] = {}
         self._spans_of: dict[int, tuple[tuple[int, int], ...]] = {}
         self._first_by_spans: dict[tuple[tuple[int, int], ...], frozenset[int]] = {}
         self._cuts_by_spans: dict[tuple[tuple[int, int], ...], list[int]] = {}
@@ -171,7 +172,7 @@ class LocalAutomaton:
         return known
 
     def first_bytes(self, lid: int) -> frozenset[int]:
-        got = self._first.get(lid)
+        got = self.first_memo.get(lid)
         if got is None:
             spans = self._spans(lid)
             got = self._first_by_spans.get(spans)
@@ -180,5 +181,5 @@ class LocalAutomaton:
                 for lo, hi in spans:
                     acc.update(range(lo, hi + 1))
                 got = self._first_by_spans[spans] = frozenset(acc)
-            self._first[lid] = got
+            self.first_memo[lid] = got
         return got

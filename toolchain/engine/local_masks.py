@@ -7,7 +7,10 @@ offsets: checked against the real stack by ``masks.py``). Three walks compute it
 * a **run walk** near the end of ``char{0,n}`` (``runs.py``): tokens made of the bytes that step
   every remaining copy alike are decided by length, only the others are walked;
 * a **trie walk** for restrictive states (few tokens start with an allowed byte): depth first
-  through the vocabulary trie, dropping a subtree at its first dead byte;
+  through the vocabulary trie, dropping a subtree at its first dead byte, taking a subtree whole
+  where every byte below loops (a node with many children is stepped by byte class, so the
+  hundreds of letters after a free key's known prefix are one range, not one visit each), and
+  sharing the mask of a literal no token runs past (a function of the prefix the trie holds);
 * a **vector walk** over a candidate set with numpy, byte position by byte position, dropping dead
   tokens as it goes, with a dense mirror of the local transitions. Three shortcuts keep it from
   stepping every byte of every token:
@@ -26,7 +29,8 @@ offsets: checked against the real stack by ``masks.py``). Three walks compute it
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import bisect
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,6 +52,8 @@ SUFFIX_MIN_TOKENS = 8192  # tokens in one state after their first byte, for a sh
 # loops on the state there; only states allowing this many bytes are looked at for loops.
 WHOLE_SUBTREE_MIN = 4
 LOOP_MIN_BYTES = 32
+# A trie node with this many children is stepped by byte class (``_whole_classes``), not by child.
+CLASS_KIDS_MIN = 6
 # A walk's candidates are gathered from the per-first-byte lists up to this many tokens (then
 # sorted); more than that, one boolean pass over the vocabulary is cheaper.
 WALK_GATHER_MAX = 8192
@@ -124,6 +130,7 @@ class LocalWalker:
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
         self._literals: dict[int, bytes] = {}
+        self._prefix_masks: dict[bytes, LocalMask] = {}
         self._runs: dict[int, Run | None] = {}
         self._trie: TokenTrie | None = None
 
@@ -148,6 +155,11 @@ class LocalWalker:
         ``trie`` (a subset of the vocabulary, such as the longest tokens)."""
         if trie is None:
             trie = self.trie()
+            own_run = self._literal(lid)
+            if own_run:
+                got = self._prefix_mask(trie, own_run)
+                if got is not None:
+                    return got
         children = trie.children
         ends = trie.ends
         wide = trie.wide
@@ -162,11 +174,16 @@ class LocalWalker:
         stack = [(0, lid, 0)]
         class_step = local.class_step
         first_bytes = local.first_bytes
+        # the memo dicts read inline (a method call per trie node was ~8 % of the walk)
+        known_first = local.first_memo
+        known_runs = self._literals
         literal = self._literal
         child_of = trie.child
         while stack:
             node, cur, depth = stack.pop()
-            run = literal(cur)
+            run = known_runs.get(cur)
+            if run is None:
+                run = literal(cur)
             if run:
                 # a literal (a member's ``,"name":``): follow its bytes down the trie with no
                 # local state per byte — the tokens ending on the way are alive, and unless the
@@ -188,12 +205,16 @@ class LocalWalker:
                     continue
                 # longer tokens go past its end: walked state by state below
             row = local.trans[cur]
-            allowed = first_bytes(cur)
-            kids = children[node]
+            allowed = known_first.get(cur)
+            if allowed is None:
+                allowed = first_bytes(cur)
+            kids: Sequence[tuple[int, int]] = children[node]
             by_byte = wide.get(node)
             if by_byte is not None and len(allowed) < len(kids):
                 # the root under a key: a few bytes of 256
                 kids = tuple((b, by_byte[b]) for b in allowed if b in by_byte)
+            elif len(kids) >= CLASS_KIDS_MIN:
+                kids = self._whole_classes(trie, node, cur, kids, whole)
             for b, child in kids:
                 code = row.get(b)
                 if code is None:
@@ -210,9 +231,8 @@ class LocalWalker:
                     # repetition) is never asked for its whole row
                     # (a state's loop set, once known, answers without the probe: a probe byte
                     # outside it leaves a byte below outside it too)
-                    if (
-                        span_hi - span_lo - len(own) >= WHOLE_SUBTREE_MIN
-                        and len(first_bytes(nxt)) >= LOOP_MIN_BYTES
+                    if span_hi - span_lo - len(own) >= WHOLE_SUBTREE_MIN and (
+                        len(known_first.get(nxt) or first_bytes(nxt)) >= LOOP_MIN_BYTES
                     ):
                         under = below[child]
                         loop = loop_sets.get(nxt)
@@ -255,6 +275,93 @@ class LocalWalker:
                 np.repeat(np.asarray(returned_at, dtype=np.int32), [r.size for r in returning]),
             )
         return parts.finish()
+
+    def _whole_classes(
+        self,
+        trie: TokenTrie,
+        node: int,
+        cur: int,
+        kids: Sequence[tuple[int, int]],
+        whole: list[IntArray],
+    ) -> list[tuple[int, int]]:
+        """A node with many children, stepped one byte class of ``cur`` at a time: the children
+        of a class that leads into a state looping on every byte below them (a free key's letter,
+        after which every other letter leaves the known names for a free string) are one range
+        of the trie's order, accepted whole into ``whole`` with no visit per child. Returns the
+        children still to visit one by one (dead classes dropped)."""
+        local = self.local
+        cuts = local.byte_cuts(cur)
+        allowed = local.first_bytes(cur)
+        row = local.trans[cur]
+        below, order, first, last = trie.subtrees()
+        kid_bytes = trie.kid_bytes(node)
+        rest: list[tuple[int, int]] = []
+        i, n = 0, len(kids)
+        c = bisect.bisect_right(cuts, kid_bytes[0]) - 1
+        while i < n:
+            while cuts[c + 1] <= kid_bytes[i]:
+                c += 1
+            lo, hi = cuts[c], cuts[c + 1]
+            j = bisect.bisect_left(kid_bytes, hi, i)
+            if lo not in allowed:
+                i = j  # a dead class
+                continue
+            if j - i >= 2:
+                code = row.get(lo)
+                if code is None:
+                    code = local.class_step(cur, lo)[2]
+                nxt = (code >> 1) - 1
+                if nxt >= 0 and len(local.first_bytes(nxt)) >= LOOP_MIN_BYTES:
+                    under = 0
+                    for _, child in kids[i:j]:
+                        under |= below[child]
+                    loop = self._loop_sets.get(nxt) if under else 0
+                    if loop is None:
+                        # as in the walk: a probe byte first, the whole row only for a loop
+                        probe = (under & -under).bit_length() - 1
+                        seen = local.trans[nxt].get(probe)
+                        if seen is None:
+                            seen = local.class_step(nxt, probe)[2]
+                        loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
+                    if not under & ~loop:
+                        whole.append(order[first[kids[i][1]] : last[kids[j - 1][1]]])
+                        i = j
+                        continue
+            rest.extend(kids[i:j])
+            i = j
+        return rest
+
+    def _prefix_mask(self, trie: TokenTrie, run: bytes) -> LocalMask | None:
+        """The local mask of a state whose literal run is ``run`` when no token goes past the
+        run's end: the tokens spelling a prefix of it, all alive, none pending — a function of
+        the prefix the trie holds, so shared by every state whose run starts with it (the 74
+        optional members still open after one of a wide object: each ``,"name":`` has the same
+        few tokens ``,`` and ``,"``). None when a token goes on past the run's end."""
+        child_of = trie.child
+        at = 0
+        depth = 0
+        for b in run:
+            below = child_of(at, b)
+            if below is None:
+                break
+            at = below
+            depth += 1
+        else:
+            if trie.children[at]:
+                return None  # longer tokens go past the run's end: the state's own walk
+        prefix = run[:depth]
+        got = self._prefix_masks.get(prefix)
+        if got is None:
+            ends = trie.ends
+            accepted: list[int] = []
+            at = 0
+            for b in prefix:
+                at = child_of(at, b)  # type: ignore[assignment]
+                accepted.extend(ends[at])
+            parts = _Parts(self.vocab.size)
+            parts.ids.append(np.asarray(accepted, dtype=np.int32))
+            got = self._prefix_masks[prefix] = parts.finish()
+        return got
 
     def _literal(self, lid: int) -> bytes:
         """The literal run of ``lid`` (``CompiledGrammar.literal_run``) when it is one chain:

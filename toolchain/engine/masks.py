@@ -186,12 +186,14 @@ class MaskComputer:
         owned = False  # whether ``words`` is a fresh array (else a local mask's own bits)
         checked: list[IntArray] = []
         frame_parts = self._frame_parts
+        ored: set[int] = set()  # local masks already in (one mask is shared by many keys)
         for frame in self.cg.config_frames[config]:
             got = frame_parts.get(frame)
             if got is None:
                 got = frame_parts[frame] = self._frame_part(frame)
             for bits, found in got:
-                if bits is not None:
+                if bits is not None and id(bits) not in ored:
+                    ored.add(id(bits))
                     if words is None:
                         words = bits
                     else:

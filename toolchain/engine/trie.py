@@ -29,7 +29,7 @@ class TokenTrie:
 
     WIDE = 16
 
-    __slots__ = ("_subtrees", "children", "ends", "num_tokens", "wide")
+    __slots__ = ("_kid_bytes", "_subtrees", "children", "ends", "num_tokens", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -62,6 +62,7 @@ class TokenTrie:
         self.wide: dict[int, dict[int, int]] = {n: m for n, m in enumerate(child_maps) if len(m) > self.WIDE}
         self.num_tokens = count
         self._subtrees: Subtrees | None = None
+        self._kid_bytes: dict[int, tuple[int, ...]] = {}
 
     def subtrees(self) -> Subtrees:
         """Per node, the bytes on the edges below it (an int bit set) and where the tokens at or
@@ -91,6 +92,13 @@ class TokenTrie:
                 stack.extend((c, False) for _, c in reversed(children[node]))
             self._subtrees = Subtrees(below, np.asarray(order, dtype=np.int32), first, last)
         return self._subtrees
+
+    def kid_bytes(self, node: int) -> tuple[int, ...]:
+        """The bytes of ``node``'s children, ascending (memoised: for a bisect by byte class)."""
+        got = self._kid_bytes.get(node)
+        if got is None:
+            got = self._kid_bytes[node] = tuple(b for b, _ in self.children[node])
+        return got
 
     def child(self, node: int, byte: int) -> int | None:
         by_byte = self.wide.get(node)
