@@ -80,6 +80,36 @@ def _encode(tok: object, text: str) -> list[int]:
     return list(tok.encode(text, add_special_tokens=False).ids)  # type: ignore[attr-defined]
 
 
+def _check_document(engine: GrammarEngine, trie: TokenTrie, tok: object, text: str) -> None:
+    """Masks along ``text``'s tokens equal a plain walk of ``trie``; the document is accepted."""
+    matcher = engine.matcher()
+    for tid in _encode(tok, text):
+        ours = engine.masks.allowed(matcher.config)
+        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+        matcher.consume(tid)
+    assert matcher.is_accepting()
+
+
+def _check_random_walks(
+    engine: GrammarEngine, trie: TokenTrie, rng: random.Random, walks: int, steps: int
+) -> int:
+    """Masks along ``walks`` random walks of up to ``steps`` tokens (each drawn uniformly from
+    the mask) equal a plain walk of ``trie``. Returns how many masks were compared."""
+    checked = 0
+    for _ in range(walks):
+        matcher = engine.matcher()
+        for _ in range(steps):
+            ours = engine.masks.allowed(matcher.config)
+            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
+            checked += 1
+            if ours.size == 0:
+                break
+            matcher.consume(rng.choice(ours.tolist()))
+            if matcher.is_terminated():
+                break
+    return checked
+
+
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -329,12 +359,7 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
     vocab.tables.forget_shared()  # computed here, not taken from masks other tests left behind
     schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 21}}}
     engine = GrammarEngine(compile_schema(schema).grammar, vocab)
-    matcher = engine.matcher()
-    for tid in _encode(tok, '{"s":"' + "ab é" * 5 + 'x"}'):
-        ours = engine.masks.allowed(matcher.config)
-        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-        matcher.consume(tid)
-    assert matcher.is_accepting()
+    _check_document(engine, trie, tok, '{"s":"' + "ab é" * 5 + 'x"}')
     runs = [run for run in engine.masks.walker._runs.values() if run is not None]
     assert runs and max(k for _, k in runs) == 21
 
@@ -379,24 +404,8 @@ def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end"}'
     if extra:
         text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end","alphabet soup":7,"zetas":3}'
-    matcher = engine.matcher()
-    for tid in _encode(tok, text):
-        assert np.array_equal(
-            engine.masks.allowed(matcher.config), _trie_walk(engine.compiled, trie, matcher.config)
-        )
-        matcher.consume(tid)
-    assert matcher.is_accepting()
-    rng = random.Random(3)
-    for _ in range(6):
-        matcher = engine.matcher()
-        for _ in range(40):
-            ours = engine.masks.allowed(matcher.config)
-            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-            if ours.size == 0:
-                break
-            matcher.consume(rng.choice(ours.tolist()))
-            if matcher.is_terminated():
-                break
+    _check_document(engine, trie, tok, text)
+    _check_random_walks(engine, trie, random.Random(3), 6, 40)
 
 
 def test_band_keys_never_stand_in_for_whole_keys() -> None:
@@ -432,19 +441,7 @@ def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
     )
     engine = GrammarEngine(parse_gbnf(gbnf), vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
-    rng = random.Random(11)
-    seen = 0
-    for _ in range(12):
-        matcher = engine.matcher()
-        for _ in range(30):
-            ours = engine.masks.allowed(matcher.config)
-            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-            seen += 1
-            if ours.size == 0:
-                break
-            matcher.consume(rng.choice(ours.tolist()))
-            if matcher.is_terminated():
-                break
+    seen = _check_random_walks(engine, trie, random.Random(11), 12, 30)
     walker = engine.masks.walker
     assert seen > 50 and any(walker._literals.values())  # the shortcut was taken
 
@@ -482,42 +479,14 @@ def test_class_steps_and_literal_prefixes_in_trie_walks_equal_a_full_trie_walk(
     engine = GrammarEngine(compile_schema(schema).grammar, vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     text = '{"interval":"a","item_id":3,"action":1,"code":"ab_cd9x","intern":true,"prin":false}'
-    matcher = engine.matcher()
-    for tid in _encode(tok, text):
-        ours = engine.masks.allowed(matcher.config)
-        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-        matcher.consume(tid)
-    assert matcher.is_accepting()
+    _check_document(engine, trie, tok, text)
     rng = random.Random(5)
-    for _ in range(8):
-        matcher = engine.matcher()
-        for _ in range(30):
-            ours = engine.masks.allowed(matcher.config)
-            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-            if ours.size == 0:
-                break
-            matcher.consume(rng.choice(ours.tolist()))
-            if matcher.is_terminated():
-                break
+    _check_random_walks(engine, trie, rng, 8, 30)
     assert taken["classes"] > 0
     # a wide object: each optional member still open is its own stack top, its literal ``,"field_``
     wide = {f"field_{i:02d}": {"type": "integer"} for i in range(12)}
     engine = GrammarEngine(compile_schema({"type": "object", "properties": wide}).grammar, vocab)
-    matcher = engine.matcher()
-    for tid in _encode(tok, '{"field_00":1,"field_03":22,"field_07":-3}'):
-        ours = engine.masks.allowed(matcher.config)
-        assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-        matcher.consume(tid)
-    assert matcher.is_accepting()
-    for _ in range(6):
-        matcher = engine.matcher()
-        for _ in range(30):
-            ours = engine.masks.allowed(matcher.config)
-            assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
-            if ours.size == 0:
-                break
-            matcher.consume(rng.choice(ours.tolist()))
-            if matcher.is_terminated():
-                break
+    _check_document(engine, trie, tok, '{"field_00":1,"field_03":22,"field_07":-3}')
+    _check_random_walks(engine, trie, rng, 6, 30)
     shared = [id(m) for m in engine.masks.local_masks.values()]
     assert engine.masks.walker._prefix_masks and len(set(shared)) < len(shared)
