@@ -104,6 +104,21 @@ class _Parts:
         return LocalMask(words, bitset.nonempty(words), p_ids, p_off)
 
 
+def _follow(trie: TokenTrie, node: int, run: bytes) -> tuple[list[int], bool]:
+    """The trie nodes that ``run`` (not empty) leads through from ``node``, and whether it got to
+    the run's end (else the trie holds no token going on there)."""
+    passed: list[int] = []
+    child_of = trie.child
+    at = node
+    for b in run:
+        below = child_of(at, b)
+        if below is None:
+            return passed, False
+        passed.append(below)
+        at = below
+    return passed, True
+
+
 class LocalWalker:
     """Walks the vocabulary from the states of one local automaton (one grammar × vocabulary)."""
 
@@ -184,7 +199,6 @@ class LocalWalker:
         known_first = local.first_memo
         known_runs = self._literals
         literal = self._literal
-        child_of = trie.child
         while stack:
             node, cur, depth = stack.pop()
             run = known_runs.get(cur)
@@ -194,17 +208,8 @@ class LocalWalker:
                 # a literal (a member's ``,"name":``): follow its bytes down the trie with no
                 # local state per byte — the tokens ending on the way are alive, and unless the
                 # trie goes on past the literal's end (rare: tokens are short), that is all
-                passed = []
-                at = node
-                through = True
-                for b in run:
-                    below_at = child_of(at, b)
-                    if below_at is None:
-                        through = False
-                        break
-                    passed.append(below_at)
-                    at = below_at
-                if not (through and children[at]):
+                passed, through = _follow(trie, node, run)
+                if not (through and children[passed[-1]]):
                     for n in passed:
                         if ends[n]:
                             accepted.extend(ends[n])
@@ -243,11 +248,7 @@ class LocalWalker:
                         under = below[child]
                         loop = loop_sets.get(nxt)
                         if loop is None:
-                            probe = (under & -under).bit_length() - 1
-                            seen = local.trans[nxt].get(probe)
-                            if seen is None:
-                                seen = class_step(nxt, probe)[2]
-                            loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
+                            loop = self._probed_loop(nxt, under)
                         if loop and not under & ~loop:
                             # every byte below leads from ``nxt`` back to it (a string body's
                             # characters): every token at or below ends there, alive — no
@@ -323,12 +324,7 @@ class LocalWalker:
                         under |= below[child]
                     loop = self._loop_sets.get(nxt) if under else 0
                     if loop is None:
-                        # as in the walk: a probe byte first, the whole row only for a loop
-                        probe = (under & -under).bit_length() - 1
-                        seen = local.trans[nxt].get(probe)
-                        if seen is None:
-                            seen = local.class_step(nxt, probe)[2]
-                        loop = self._loop_set(nxt) if seen >> 1 == nxt + 1 else 0
+                        loop = self._probed_loop(nxt, under)
                     if not under & ~loop:
                         whole.append(order[first[kids[i][1]] : last[kids[j - 1][1]]])
                         i = j
@@ -343,27 +339,16 @@ class LocalWalker:
         the prefix the trie holds, so shared by every state whose run starts with it (the 74
         optional members still open after one of a wide object: each ``,"name":`` has the same
         few tokens ``,`` and ``,"``). None when a token goes on past the run's end."""
-        child_of = trie.child
-        at = 0
-        depth = 0
-        for b in run:
-            below = child_of(at, b)
-            if below is None:
-                break
-            at = below
-            depth += 1
-        else:
-            if trie.children[at]:
-                return None  # longer tokens go past the run's end: the state's own walk
-        prefix = run[:depth]
+        passed, through = _follow(trie, 0, run)
+        if through and trie.children[passed[-1]]:
+            return None  # longer tokens go past the run's end: the state's own walk
+        prefix = run[: len(passed)]
         got = self._prefix_masks.get(prefix)
         if got is None:
             ends = trie.ends
             accepted: list[int] = []
-            at = 0
-            for b in prefix:
-                at = child_of(at, b)  # type: ignore[assignment]
-                accepted.extend(ends[at])
+            for n in passed:
+                accepted.extend(ends[n])
             parts = _Parts(self.vocab.size)
             parts.ids.append(np.asarray(accepted, dtype=np.int32))
             got = self._prefix_masks[prefix] = parts.finish()
@@ -380,6 +365,17 @@ class LocalWalker:
                 got = self.cg.literal_run(next(iter(chains))[0])
             self._literals[lid] = got
         return got
+
+    def _probed_loop(self, lid: int, under: int) -> int:
+        """The loop set of ``lid`` (``_loop_set``) when it loops on the lowest byte of ``under``
+        (the bytes below a trie node), else 0 (not memoised): a state that does not loop on it
+        (the next copy of a repetition, a key leaving a name) is never asked for its whole row,
+        and a byte below outside a loop set would keep the subtree from being taken whole anyway."""
+        probe = (under & -under).bit_length() - 1
+        seen = self.local.trans[lid].get(probe)
+        if seen is None:
+            seen = self.local.class_step(lid, probe)[2]
+        return self._loop_set(lid) if seen >> 1 == lid + 1 else 0
 
     def _loop_set(self, lid: int) -> int:
         """The bytes that lead from ``lid`` straight back to it (a string body's ordinary
