@@ -446,6 +446,45 @@ def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
     assert seen > 50 and any(walker._literals.values())  # the shortcut was taken
 
 
+def test_steps_over_whole_literal_runs_in_trie_walks_equal_a_full_trie_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where tokens go on past a literal run (``":`` then ``":"``; ``b`` of ``(ab){0,200}`` then
+    ``ba``), a trie walk takes one step over the whole run (``LocalAutomaton.after_run``) — byte by
+    byte inside an unrolled repetition, whose states are folded after every byte. Masks along a
+    document and along random walks equal a plain walk of the vocabulary, and both ways were
+    taken."""
+    from gramwright.engine.local import LocalAutomaton
+    from gramwright.schema import compile_schema
+
+    taken: dict[bool, int] = {True: 0, False: 0}
+    original = LocalAutomaton.after_run
+
+    def counting(self: LocalAutomaton, lid: int, run: bytes) -> int:
+        if lid not in self._after_runs:
+            (chain,) = self.chains[lid]
+            assert self.horizon is not None
+            taken[self.keys.folds(self.cg.state_rule(chain[0]), self.horizon)] += 1
+        return original(self, lid, run)
+
+    monkeypatch.setattr(LocalAutomaton, "after_run", counting)
+    tok, vocab = smol()
+    trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string"},
+            "id": {"type": "integer"},
+            "p": {"type": "string", "pattern": "^(ab){0,200}$"},
+        },
+        "required": ["a", "p"],
+    }
+    engine = GrammarEngine(compile_schema(schema).grammar, vocab)
+    _check_document(engine, trie, tok, '{"a":"x y","id":12,"p":"' + "ab" * 120 + '"}')
+    _check_random_walks(engine, trie, random.Random(11), 8, 40)
+    assert taken[False] > 0 and taken[True] > 0
+
+
 def test_class_steps_and_literal_prefixes_in_trie_walks_equal_a_full_trie_walk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

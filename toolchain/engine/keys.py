@@ -307,7 +307,7 @@ class StateKeys:
         memo = (rs, horizon)
         got = self._quotients.get(memo)
         if got is None:
-            if not self._folds(self.cg.state_rule(rs), horizon):
+            if not self.folds(self.cg.state_rule(rs), horizon):
                 got = rs  # most rules hold no repetition that folds: every state is its own
             else:
                 members = self.cg.state_members(rs)
@@ -316,7 +316,7 @@ class StateKeys:
             self._quotients[memo] = got
         return got
 
-    def _folds(self, rule: int, horizon: int) -> bool:
+    def folds(self, rule: int, horizon: int) -> bool:
         """Whether ``horizon_labels`` maps any state of ``rule`` elsewhere (memoised per rule: a
         rule's labels are fixed once it is built)."""
         memo = (rule, horizon)

@@ -20,7 +20,7 @@ import bisect
 import itertools
 
 from gramwright.engine.keys import StateKeys
-from gramwright.recognizer.compiled import Chain, CompiledGrammar
+from gramwright.recognizer.compiled import Chain, CompiledGrammar, RelClosure
 
 
 class LocalAutomaton:
@@ -47,6 +47,7 @@ class LocalAutomaton:
         self._cuts: dict[int, list[int]] = {}
         self._quotients: dict[Chain, Chain] = {}
         self._chain_steps: dict[tuple[Chain, int], tuple[tuple[Chain, ...], bool]] = {}
+        self._after_runs: dict[int, int] = {}  # local state → encoded step over its literal run
 
     def quotient(self, chain: Chain) -> Chain:
         got = self._quotients.get(chain)
@@ -95,10 +96,15 @@ class LocalAutomaton:
     def _chain_step(self, chain: Chain, byte: int) -> tuple[tuple[Chain, ...], bool]:
         """One chain's share of a step (memoised by the caller: the states of a wide object hold
         the same chains — one per optional member still open — at every position)."""
+        return self._hang(self.cg.local_step(chain[0], byte), chain[1:])
+
+    def _hang(self, entered: RelClosure, rest: Chain) -> tuple[tuple[Chain, ...], bool]:
+        """The chains after a top rule state was entered as ``entered`` (its closure) above
+        ``rest``, returning into ``rest`` as far as it completes; and whether it returned past
+        the bottom of the chain (into the abstract parent)."""
         cg = self.cg
         out: list[Chain] = []
-        sub, pops = cg.local_step(chain[0], byte)
-        rest = chain[1:]
+        sub, pops = entered
         for c in sub:
             out.append(self.quotient(c + rest))
         while pops:
@@ -109,6 +115,31 @@ class LocalAutomaton:
             for c in sub:
                 out.append(self.quotient(c + rest))
         return tuple(out), False
+
+    def after_run(self, lid: int, run: bytes) -> int:
+        """The encoded transition (as ``step``) over the whole of ``run``, the literal run of
+        ``lid``'s one chain (``CompiledGrammar.literal_run``), without a local state for each
+        byte on the way: a walk that follows a member's ``"name":`` down the vocabulary trie
+        needs only the state where tokens go on past it. Memoised per state."""
+        code = self._after_runs.get(lid)
+        if code is None:
+            (chain,) = self.chains[lid]
+            cg = self.cg
+            rs = chain[0]
+            if self.horizon is not None and self.keys.folds(cg.state_rule(rs), self.horizon):
+                # the states of an unrolled repetition are folded after every byte (``quotient``):
+                # byte by byte, as a walk would
+                for b in run:
+                    code = self.step(lid if code is None else (code >> 1) - 1, b)
+                    if code < 2:
+                        break
+                assert code is not None
+            else:
+                out, returned = self._hang(cg.rel_closure(cg.literal_run_end(rs)), chain[1:])
+                nxt = self.intern(frozenset(out)) if out else -1
+                code = (nxt + 1) * 2 + int(returned)
+            self._after_runs[lid] = code
+        return code
 
     def byte_cuts(self, lid: int) -> list[int]:
         """Where the byte classes of ``lid`` start (plus 256): bytes of one class are treated

@@ -207,14 +207,27 @@ class LocalWalker:
             if run:
                 # a literal (a member's ``,"name":``): follow its bytes down the trie with no
                 # local state per byte — the tokens ending on the way are alive, and unless the
-                # trie goes on past the literal's end (rare: tokens are short), that is all
+                # trie gets to the literal's end (rare: tokens are short), that is all
                 passed, through = _follow(trie, node, run)
-                if not (through and children[passed[-1]]):
-                    for n in passed:
-                        if ends[n]:
-                            accepted.extend(ends[n])
+                for n in passed[:-1] if through else passed:
+                    if ends[n]:
+                        accepted.extend(ends[n])
+                if not through:
                     continue
-                # longer tokens go past its end: walked state by state below
+                # the run's end: its tokens, and the longer ones from the state after the run
+                # (one step over the whole run, not a local state per byte)
+                past = local.after_run(cur, run)
+                nxt = (past >> 1) - 1
+                end = passed[-1]
+                depth += len(run)
+                if (nxt >= 0 or past & 1) and ends[end]:
+                    accepted.extend(ends[end])
+                if past & 1 and children[end]:
+                    returning.append(order[first[end] + len(ends[end]) : last[end]])
+                    returned_at.append(depth)
+                if nxt >= 0 and children[end]:
+                    stack.append((end, nxt, depth))
+                continue
             row = local.trans[cur]
             allowed = known_first.get(cur)
             if allowed is None:
@@ -248,7 +261,7 @@ class LocalWalker:
                         under = below[child]
                         loop = loop_sets.get(nxt)
                         if loop is None:
-                            loop = self._probed_loop(nxt, under)
+                            loop = self._probed_loop(nxt, children[child][0][0])
                         if loop and not under & ~loop:
                             # every byte below leads from ``nxt`` back to it (a string body's
                             # characters): every token at or below ends there, alive — no
@@ -324,7 +337,7 @@ class LocalWalker:
                         under |= below[child]
                     loop = self._loop_sets.get(nxt) if under else 0
                     if loop is None:
-                        loop = self._probed_loop(nxt, under)
+                        loop = self._probed_loop(nxt, (under & -under).bit_length() - 1)
                     if not under & ~loop:
                         whole.append(order[first[kids[i][1]] : last[kids[j - 1][1]]])
                         i = j
@@ -366,12 +379,12 @@ class LocalWalker:
             self._literals[lid] = got
         return got
 
-    def _probed_loop(self, lid: int, under: int) -> int:
-        """The loop set of ``lid`` (``_loop_set``) when it loops on the lowest byte of ``under``
-        (the bytes below a trie node), else 0 (not memoised): a state that does not loop on it
-        (the next copy of a repetition, a key leaving a name) is never asked for its whole row,
-        and a byte below outside a loop set would keep the subtree from being taken whole anyway."""
-        probe = (under & -under).bit_length() - 1
+    def _probed_loop(self, lid: int, probe: int) -> int:
+        """The loop set of ``lid`` (``_loop_set``) when it loops on ``probe`` (a byte below a trie
+        node), else 0 (not memoised): a state that does not loop on it (the next copy of a
+        repetition, a key leaving a name) is never asked for its whole row, and a byte below
+        outside a loop set would keep the subtree from being taken whole anyway. (A byte right
+        below the node is the probe of choice: the walk steps it anyway when it goes down.)"""
         seen = self.local.trans[lid].get(probe)
         if seen is None:
             seen = self.local.class_step(lid, probe)[2]

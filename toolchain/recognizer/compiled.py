@@ -60,7 +60,10 @@ class CompiledGrammar:
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
         self._rs_index: dict[int, dict[int, set[int]]] = {}  # wide rule states: byte → targets
         self._literal_runs: dict[int, bytes] = {}  # rule state → its literal run (``literal_run``)
-        self._runs_from: dict[frozenset[int], bytes] = {}  # … by NFA states, for later positions
+        self._runs_from: dict[frozenset[int], tuple[bytes, frozenset[int]]] = {}  # … by NFA states
+        # rule state → the rule state after its literal run (``literal_run_end``)
+        self._run_ends: dict[int, int] = {}
+        self._run_end_members: dict[int, frozenset[int]] = {}
         # each rule's start state, interned when first entered (a 5,000-line edit grammar has
         # ~50k rules, of which a run enters a few hundred)
         self._rule_start: list[int] = [DEAD] * len(self.nfa.rule_start)
@@ -208,8 +211,9 @@ class CompiledGrammar:
         A token walk follows it through the vocabulary trie without a state per byte."""
         got = self._literal_runs.get(rs)
         if got is None:
-            got = self._runs_from.get(self._rs_nfa[rs])
-            if got is not None:
+            known = self._runs_from.get(self._rs_nfa[rs])
+            if known is not None:
+                got, self._run_end_members[rs] = known
                 self._literal_runs[rs] = got
                 return got
             first = self.state_byte_ranges(rs)
@@ -239,6 +243,7 @@ class CompiledGrammar:
                 closed = self._eps_closure(targets)
                 if final in closed or any(calls[st] for st in closed):
                     out.append(byte)
+                    members = closed
                     break  # the byte is read; what follows it is more than a literal
                 if not any(edges[st] for st in closed):
                     break  # nothing after the byte (a pruned grammar has no such state)
@@ -246,11 +251,22 @@ class CompiledGrammar:
                 members = closed
                 passed.append((closed, len(out)))
             got = self._literal_runs[rs] = bytes(out)
+            end = self._run_end_members[rs] = frozenset(members)
             if len(out) < _RUN_MAX:
                 # every position of a literal asks for its run (a walk per position of a long
-                # key): the positions passed on the way have the rest of this one
+                # key): the positions passed on the way have the rest of this one, and its end
                 for state, at in passed:
-                    self._runs_from.setdefault(frozenset(state), got[at:])
+                    self._runs_from.setdefault(frozenset(state), (got[at:], end))
+        return got
+
+    def literal_run_end(self, rs: int) -> int:
+        """The rule state after ``rs``'s literal run (not empty): no call and no completion can
+        happen inside a run, so this is where reading it byte by byte inside the rule leads."""
+        got = self._run_ends.get(rs)
+        if got is None:
+            if not self.literal_run(rs):
+                raise ValueError(f"rule state {rs} has no literal run")
+            got = self._run_ends[rs] = self._rule_state(self._run_end_members[rs])
         return got
 
     def state_members(self, rs: int) -> frozenset[int]:
