@@ -54,7 +54,7 @@ class CompiledGrammar:
         # rule states (lazy per-rule subset construction)
         self._rs_nfa: list[frozenset[int]] = []
         self._rs_rule: list[int] = []
-        self._rs_ids: dict[frozenset[int], int] = {}
+        self._rs_ids: dict[frozenset[int], int] = {}  # closed NFA sets (and sets asked for) → id
         self._rs_step: list[dict[int, int]] = []
         self._rs_info: list[tuple[bool, tuple[tuple[int, int], ...], bool] | None] = []
         self._rs_ranges: dict[int, tuple[tuple[int, int], ...]] = {}
@@ -119,7 +119,12 @@ class CompiledGrammar:
         return closed
 
     def _rule_state(self, nfa_states: frozenset[int]) -> int:
-        """Intern the epsilon closure (within the rule) of ``nfa_states``."""
+        """Intern the epsilon closure (within the rule) of ``nfa_states``. The sets asked for are
+        kept as aliases of their closure's id: a set asked for again (the targets of another byte
+        of the same class, a call's return states) is one lookup, with no closure."""
+        rid = self._rs_ids.get(nfa_states)
+        if rid is not None:
+            return rid
         key = frozenset(self._eps_closure(nfa_states))
         rid = self._rs_ids.get(key)
         if rid is None:
@@ -129,6 +134,7 @@ class CompiledGrammar:
             self._rs_rule.append(self.nfa.rule_of[next(iter(key))])
             self._rs_step.append({})
             self._rs_info.append(None)
+        self._rs_ids[nfa_states] = rid
         return rid
 
     def _info(self, rs: int) -> tuple[bool, tuple[tuple[int, int], ...], bool]:
