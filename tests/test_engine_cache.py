@@ -12,7 +12,7 @@ import pytest
 from gramwright.engine import cache
 from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.bundled import load_bundled
-from gramwright.grammar.ir import Grammar, literal
+from gramwright.grammar.ir import Grammar, alt, literal
 
 PIECES = [b"{", b"}", b'"', b"a", b"ab", b":", b"1", b"12", b",", b"[", b"]", b"true", b'"}', b""]
 
@@ -24,6 +24,12 @@ def vocab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TokenVoca
     yield vocab
     vocab.tables.attach(None)  # tables are shared by fingerprint: leave no store behind
     vocab.tables.clear()
+
+
+def _keyed(*texts: str) -> Grammar:
+    """Literals sharing their first byte: the first mask is a keyed walk (tokens go on past the
+    shared ``a``), where one literal's mask is its prefix's, named by no key and never stored."""
+    return Grammar({"root": alt(*(literal(t) for t in texts))})
 
 
 def _forget(vocab: TokenVocabulary) -> None:
@@ -57,7 +63,7 @@ def test_restored_engine_gives_identical_masks(tmp_path: Path, vocab: TokenVocab
 
 
 def test_key_includes_tokenizer_and_grammar(vocab: TokenVocabulary) -> None:
-    grammar = Grammar({"root": literal("ab")})
+    grammar = _keyed("ab", "a1")
     first = cache.load_engine(grammar, vocab)
     first.bitmask(first.compiled.initial)
     assert cache.save_engine(first) is not None
@@ -68,7 +74,7 @@ def test_key_includes_tokenizer_and_grammar(vocab: TokenVocabulary) -> None:
     finally:
         other_vocab.tables.attach(None)
     # another grammar on the same tokenizer finds the store, but none of its own masks
-    other = cache.load_engine(Grammar({"root": literal("abc")}), vocab)
+    other = cache.load_engine(_keyed("abc", "a1"), vocab)
     other.bitmask(other.compiled.initial)
     assert other.masks.local_misses > 0
     _forget(vocab)
@@ -79,7 +85,7 @@ def test_key_includes_tokenizer_and_grammar(vocab: TokenVocabulary) -> None:
 
 
 def test_corrupt_entry_is_rebuilt(vocab: TokenVocabulary) -> None:
-    grammar = Grammar({"root": literal("ab")})
+    grammar = _keyed("ab", "a1")
     engine = cache.load_engine(grammar, vocab)
     engine.bitmask(engine.compiled.initial)
     path = cache.save_engine(engine)

@@ -14,7 +14,7 @@ from gramwright.engine import cache
 from gramwright.engine.vocab import TokenVocabulary
 from gramwright.engine.warm import warm
 from gramwright.grammar.bundled import load_bundled
-from gramwright.grammar.ir import Grammar, literal
+from gramwright.grammar.ir import Grammar, alt, literal
 
 runner = CliRunner()
 PIECES = [b"{", b"}", b'"', b"a", b"b", b"ab", b":", b"1", b"12", b",", b"[", b"]", b"true", b"null", b'"}']
@@ -33,7 +33,9 @@ def vocab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TokenVoca
 def test_info_then_clear(vocab: TokenVocabulary, tmp_path: Path) -> None:
     empty = runner.invoke(app, ["cache", "info", "--format", "json"])
     assert empty.exit_code == 0 and json.loads(empty.stdout)["stores"] == []
-    report = warm([("json", load_bundled("json")), ("ab", Grammar({"root": literal("ab")}))], vocab, walks=4)
+    # two literals sharing a first byte: a keyed walk, stored (one literal's mask never is)
+    ab = Grammar({"root": alt(literal("ab"), literal("a1"))})
+    report = warm([("json", load_bundled("json")), ("ab", ab)], vocab, walks=4)
     assert report.grammars == 2 and report.masks > 0 and report.written == 2
     before = json.loads(runner.invoke(app, ["cache", "info", "--json"]).stdout)["stores"][0]
     # a second process's lookups: everything it asks for is on disk

@@ -176,11 +176,9 @@ class LocalWalker:
         ``trie`` (a subset of the vocabulary, such as the longest tokens)."""
         if trie is None:
             trie = self.trie()
-            own_run = self._literal(lid)
-            if own_run:
-                got = self._prefix_mask(trie, own_run)
-                if got is not None:
-                    return got
+            got = self.literal_mask(lid)
+            if got is not None:
+                return got
         children = trie.children
         ends = trie.ends
         wide = trie.wide
@@ -345,6 +343,12 @@ class LocalWalker:
             rest.extend(kids[i:j])
             i = j
         return rest
+
+    def literal_mask(self, lid: int) -> LocalMask | None:
+        """The local mask of ``lid`` when it reads a literal no token goes past (``_prefix_mask``;
+        None otherwise): a function of the literal, so the engine needs no key to find it."""
+        run = self._literal(lid)
+        return self._prefix_mask(self.trie(), run) if run else None
 
     def _prefix_mask(self, trie: TokenTrie, run: bytes) -> LocalMask | None:
         """The local mask of a state whose literal run is ``run`` when no token goes past the

@@ -79,6 +79,7 @@ SIGN_MIN_TOKENS = 256
 # A band of at most this many tokens is walked through its own trie (shared prefixes), not numpy.
 BAND_TRIE_MAX = 1000
 _NONE = np.zeros(0, dtype=np.int32)
+_LITERAL = ("literal",)  # the key of a literal's prefix mask (never looked up: it has no pending)
 GRAMMAR_NAMESPACE = "grammar"  # the on-disk store's name space for one grammar's own masks
 # under a grammar's hash, the entry that says the store holds masks of that grammar: a grammar
 # never stored (every schema's first run) skips the store for its own keys after one lookup
@@ -238,6 +239,11 @@ class MaskComputer:
                 key, shared = self._key(chain, bottom, band)
                 out.append((key, self._local_mask(key, shared, lid, band)))
             return out
+        literal = self.walker.literal_mask(lid)
+        if literal is not None:
+            # a literal no token goes past (a member's ``"name":``): its mask is the prefix's the
+            # trie holds, shared by every literal starting alike — no key to name, nothing pending
+            return [(_LITERAL, literal)]
         # a cheap (trie) walk is not worth the content signature that would share it, unless it
         # starts on many bytes (a character past ASCII: ~1,400 tokens through UTF-8 states)
         key, shared = self._key(chain, bottom, None, not self._cheap(lid) or self._starts_wide(lid))
