@@ -148,6 +148,7 @@ class LocalWalker:
         self._literals: dict[int, bytes] = {}
         self._starting: dict[frozenset[int], int] = {}
         self._prefix_masks: dict[bytes, LocalMask] = {}
+        self._literal_masks: dict[int, LocalMask | None] = {}  # per local state (``literal_mask``)
         self._runs: dict[int, Run | None] = {}
         self._trie: TokenTrie | None = None
 
@@ -347,8 +348,11 @@ class LocalWalker:
     def literal_mask(self, lid: int) -> LocalMask | None:
         """The local mask of ``lid`` when it reads a literal no token goes past (``_prefix_mask``;
         None otherwise): a function of the literal, so the engine needs no key to find it."""
+        if lid in self._literal_masks:
+            return self._literal_masks[lid]
         run = self._literal(lid)
-        return self._prefix_mask(self.trie(), run) if run else None
+        got = self._literal_masks[lid] = self._prefix_mask(self.trie(), run) if run else None
+        return got
 
     def _prefix_mask(self, trie: TokenTrie, run: bytes) -> LocalMask | None:
         """The local mask of a state whose literal run is ``run`` when no token goes past the
