@@ -91,6 +91,8 @@ class _Parts:
         walked = [part for part in self.ids if part.size]
         if walked:
             bitset.add(words, np.concatenate(walked) if len(walked) > 1 else walked[0], self.vocab_size)
+        # a walked id is a bit set: only OR-ed bitsets can leave the mask empty
+        any_accepted = bool(walked) or (bool(self.bits) and bitset.nonempty(words))
         if self.pend_ids:
             p_ids = np.concatenate(self.pend_ids).astype(np.int32)
             p_off = np.concatenate(self.pend_off).astype(np.int32)
@@ -101,7 +103,7 @@ class _Parts:
         else:
             p_ids = p_off = np.zeros(0, dtype=np.int32)
         words.setflags(write=False)
-        return LocalMask(words, bitset.nonempty(words), p_ids, p_off)
+        return LocalMask(words, any_accepted, p_ids, p_off)
 
 
 def _follow(trie: TokenTrie, node: int, run: bytes) -> tuple[list[int], bool]:
