@@ -36,14 +36,16 @@ class LocalAutomaton:
         # positions (see ``StateKeys.quotient_state``)
         self.horizon = horizon
         self.chains: list[frozenset[Chain]] = []
-        self.trans: list[dict[int, int]] = []
+        # per state, per byte: the encoded transition, None until stepped (a list: a class is
+        # recorded by one slice assignment, and a walk reads it by index)
+        self.trans: list[list[int | None]] = []
         self._ids: dict[frozenset[Chain], int] = {}
         # local state → the bytes it allows (``first_bytes``; read directly by hot loops)
         self.first_memo: dict[int, frozenset[int]] = {}
         self._spans_of: dict[int, tuple[tuple[int, int], ...]] = {}
         self._first_by_spans: dict[tuple[tuple[int, int], ...], frozenset[int]] = {}
         self._cuts_by_spans: dict[tuple[tuple[int, int], ...], list[int]] = {}
-        self._full: dict[int, bool] = {}
+        self._full: dict[int, dict[int, int]] = {}  # state → its whole row (``row``)
         self._cuts: dict[int, list[int]] = {}
         self._quotients: dict[Chain, Chain] = {}
         self._chain_steps: dict[tuple[Chain, int], tuple[tuple[Chain, ...], bool]] = {}
@@ -67,7 +69,7 @@ class LocalAutomaton:
             lid = len(self.chains)
             self._ids[chains] = lid
             self.chains.append(chains)
-            self.trans.append({})
+            self.trans.append([None] * 256)
         return lid
 
     @property
@@ -76,7 +78,7 @@ class LocalAutomaton:
 
     def step(self, lid: int, byte: int) -> int:
         """Encoded transition: ``(next + 1) * 2 + returned`` (next = -1 when nothing is left)."""
-        code = self.trans[lid].get(byte)
+        code = self.trans[lid][byte]
         if code is not None:
             return code
         out: set[Chain] = set()
@@ -176,31 +178,29 @@ class LocalAutomaton:
         i = bisect.bisect_right(cuts, byte) - 1
         lo, hi = cuts[i], cuts[i + 1]
         known = self.trans[lid]
-        code = known.get(byte)
+        code = known[byte]
         if code is None:
             if byte not in self.first_bytes(lid):
                 return lo, hi, 0  # dead: nothing to record (a literal's row is dead but for a byte)
             code = self.step(lid, byte)
-            for b in range(lo, hi):
-                known[b] = code
+            known[lo:hi] = [code] * (hi - lo)
         return lo, hi, code
 
     def row(self, lid: int) -> dict[int, int]:
         """Every byte's transition from ``lid`` (bytes not listed are dead): one ``step`` per
         class of bytes that every top rule state treats alike, not one per byte."""
-        known = self.trans[lid]
-        if self._full.get(lid):
-            return known
-        bounds = self.byte_cuts(lid)
-        allowed = self.first_bytes(lid)
-        for lo, hi in itertools.pairwise(bounds):
-            if lo not in allowed:
-                continue
-            code = self.step(lid, lo)
-            for b in range(lo + 1, hi):
-                known[b] = code
-        self._full[lid] = True
-        return known
+        got = self._full.get(lid)
+        if got is None:
+            known = self.trans[lid]
+            bounds = self.byte_cuts(lid)
+            allowed = self.first_bytes(lid)
+            for lo, hi in itertools.pairwise(bounds):
+                if lo not in allowed:
+                    continue
+                code = self.step(lid, lo)
+                known[lo:hi] = [code] * (hi - lo)
+            got = self._full[lid] = {b: code for b, code in enumerate(known) if code is not None}
+        return got
 
     def first_bytes(self, lid: int) -> frozenset[int]:
         got = self.first_memo.get(lid)

@@ -241,7 +241,7 @@ class LocalWalker:
             elif len(kids) >= CLASS_KIDS_MIN:
                 kids = self._whole_classes(trie, node, cur, kids, whole)
             for b, child in kids:
-                code = row.get(b)
+                code = row[b]
                 if code is None:
                     if b not in allowed:
                         continue  # dead: no step (a literal's state is dead on all but one byte)
@@ -328,7 +328,7 @@ class LocalWalker:
                 i = j  # a dead class
                 continue
             if j - i >= 2:
-                code = row.get(lo)
+                code = row[lo]
                 if code is None:
                     code = local.class_step(cur, lo)[2]
                 nxt = (code >> 1) - 1
@@ -395,7 +395,7 @@ class LocalWalker:
         repetition, a key leaving a name) is never asked for its whole row, and a byte below
         outside a loop set would keep the subtree from being taken whole anyway. (A byte right
         below the node is the probe of choice: the walk steps it anyway when it goes down.)"""
-        seen = self.local.trans[lid].get(probe)
+        seen = self.local.trans[lid][probe]
         if seen is None:
             seen = self.local.class_step(lid, probe)[2]
         return self._loop_set(lid) if seen >> 1 == lid + 1 else 0
@@ -575,7 +575,7 @@ class LocalWalker:
             last = len(data) - 1
             for i in range(pos, len(data)):
                 b = data[i]
-                code = trans[state].get(b)
+                code = trans[state][b]
                 if code is None:
                     # its byte class at once (not the whole row: long tokens touch few bytes), so
                     # the next token's other letter of a pattern's class is a lookup, not a step;
