@@ -176,12 +176,11 @@ class LocalWalker:
     # -- trie walk ---------------------------------------------------------------------------
     def trie_walk(self, lid: int, trie: TokenTrie | None = None) -> LocalMask:
         """The local mask by depth-first walk of the vocabulary trie (restrictive states), or of
-        ``trie`` (a subset of the vocabulary, such as the longest tokens)."""
+        ``trie`` (a subset of the vocabulary, such as the longest tokens). A state reading a
+        literal no token goes past has its mask from ``literal_mask`` (the engine asks it first);
+        walked, it gets the same mask."""
         if trie is None:
             trie = self.trie()
-            got = self.literal_mask(lid)
-            if got is not None:
-                return got
         children = trie.children
         ends = trie.ends
         wide = trie.wide
@@ -353,15 +352,16 @@ class LocalWalker:
         if lid in self._literal_masks:
             return self._literal_masks[lid]
         run = self._literal(lid)
-        got = self._literal_masks[lid] = self._prefix_mask(self.trie(), run) if run else None
+        got = self._literal_masks[lid] = self._prefix_mask(run) if run else None
         return got
 
-    def _prefix_mask(self, trie: TokenTrie, run: bytes) -> LocalMask | None:
+    def _prefix_mask(self, run: bytes) -> LocalMask | None:
         """The local mask of a state whose literal run is ``run`` when no token goes past the
         run's end: the tokens spelling a prefix of it, all alive, none pending — a function of
         the prefix the trie holds, so shared by every state whose run starts with it (the 74
         optional members still open after one of a wide object: each ``,"name":`` has the same
         few tokens ``,`` and ``,"``). None when a token goes on past the run's end."""
+        trie = self.trie()
         passed, through = _follow(trie, 0, run)
         if through and trie.children[passed[-1]]:
             return None  # longer tokens go past the run's end: the state's own walk
