@@ -131,11 +131,13 @@ class LocalAutomaton:
             if self.horizon is not None and self.keys.folds(cg.state_rule(rs), self.horizon):
                 # the states of an unrolled repetition are folded after every byte (``quotient``):
                 # byte by byte, as a walk would
+                cur = lid
                 for b in run:
-                    code = self.step(lid if code is None else (code >> 1) - 1, b)
-                    if code < 2:
+                    code = self.step(cur, b)
+                    cur = (code >> 1) - 1
+                    if cur < 0:
                         break
-                assert code is not None
+                assert code is not None  # a run is never empty
             else:
                 out, returned = self._hang(cg.rel_closure(cg.literal_run_end(rs)), chain[1:])
                 nxt = self.intern(frozenset(out)) if out else -1
