@@ -256,3 +256,75 @@ def test_literal_runs_stop_where_more_than_one_thing_can_happen() -> None:
     digits = cg.walk(cg.initial, b'{"name":')
     (frame,) = cg.config_frames[digits]
     assert cg.literal_run(cg.frame_state(frame)) == b""  # [0-9]: a range, not one byte
+
+
+def _run_by_steps(cg: CompiledGrammar, rs: int) -> bytes:
+    """``literal_run`` by its definition, one rule-level step at a time: bytes while the state
+    allows exactly one, up to and including the byte into a state that calls or completes."""
+    out = bytearray()
+    while len(out) < 256:
+        ranges = cg.state_byte_ranges(rs)
+        if len(ranges) != 1 or ranges[0][0] != ranges[0][1]:
+            break
+        byte = ranges[0][0]
+        nxt = cg._rs_byte(rs, byte)
+        has_bytes, calls, final = cg._info(nxt)
+        if final or calls:
+            out.append(byte)
+            break
+        if not has_bytes:
+            break
+        out.append(byte)
+        rs = nxt
+    return bytes(out)
+
+
+def test_literal_runs_equal_their_definition_over_a_wide_object() -> None:
+    """The run read state by state (``_run_by_steps``) and ``literal_run`` (which reads a
+    literal's inner states without a set per byte, and shares runs between the positions of
+    one literal) agree on every rule state a walk through an object of many names created."""
+    from gramwright.schema import compile_schema
+
+    names = ["alpha", "alpine", "beta", "b", "gamma_delta", 'quo"te', "\u00e9t\u00e9"]
+    schema = {
+        "type": "object",
+        "properties": {n: {"type": ["integer", "string"]} for n in names},
+        "additionalProperties": {"type": "boolean"},
+    }
+    cg = compile_grammar(compile_schema(schema).grammar)
+    doc = {"beta": 1, "gamma_delta": "x", 'quo"te': 2, "\u00e9t\u00e9": "y", "alp": True, "z": False}
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+    config = cg.initial
+    for b in text:
+        config = cg.step(config, b)
+        assert config >= 0
+    states = range(cg.num_rule_states)
+    expected = {rs: _run_by_steps(cg, rs) for rs in states}
+    fresh = compile_grammar(compile_schema(schema).grammar)
+    fresh.walk(fresh.initial, text)
+    got = {rs: fresh.literal_run(rs) for rs in states if rs < fresh.num_rule_states}
+    assert got == {rs: expected[rs] for rs in got}
+    assert sum(1 for run in got.values() if len(run) > 3) >= 5  # the names' runs were met
+
+
+@settings(max_examples=200, deadline=None)
+@given(regular, regular)
+def test_literal_runs_equal_their_definition_in_random_grammars(a: Expr, b: Expr) -> None:
+    """Every rule state of a grammar with calls, literals and repetitions: ``literal_run`` (asked
+    in reverse order, so runs shared from a longer one's positions are exercised) equals the
+    run read state by state."""
+    root = seq(a, Ref("v"), literal("xy"), char_class([(0x30, 0x39)]), b)
+    grammar = Grammar({"root": root, "v": alt(seq(literal("mid"), a), b)})
+    cg = CompiledGrammar(grammar)
+    seen: set[int] = set()
+    todo = [cg.rule_state(frozenset([cg.nfa.start(r)])) for r in range(len(cg.nfa.rule_names))]
+    while todo:
+        rs = todo.pop()
+        if rs in seen:
+            continue
+        seen.add(rs)
+        todo.extend(ret for _, ret in cg._info(rs)[1])
+        for lo, hi in cg.state_byte_ranges(rs):
+            todo.extend(cg._rs_byte(rs, byte) for byte in range(lo, hi + 1))
+    expected = {rs: _run_by_steps(cg, rs) for rs in seen}
+    assert {rs: cg.literal_run(rs) for rs in sorted(seen, reverse=True)} == expected

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from gramwright.grammar.analysis import prepare
 from gramwright.grammar.ir import Grammar
@@ -230,9 +230,28 @@ class CompiledGrammar:
             edges, calls = nfa.byte_edges, nfa.calls
             final = nfa.rule_final[self._rs_rule[rs]]
             out = bytearray()
-            members: Iterable[int] = self._rs_nfa[rs]
+            members: Collection[int] = self._rs_nfa[rs]
             passed: list[tuple[set[int], int]] = []  # the states the run went through, and where
+            eps = nfa.eps
             while len(out) < _RUN_MAX:
+                if len(members) == 1:
+                    # a literal's inner states (one edge, no epsilon, no call: see ``expr``),
+                    # read with no set or closure per byte; the first state that is not one
+                    # (it calls, completes, branches or ends) is read by the general step below
+                    (st,) = members
+                    while len(out) < _RUN_MAX:
+                        got_edges = edges[st]
+                        if len(got_edges) != 1:
+                            break
+                        lo, hi, t = got_edges[0]
+                        if lo != hi or eps[t] or calls[t] or t == final or not edges[t]:
+                            break
+                        out.append(lo)
+                        st = t
+                        passed.append(({t}, len(out)))
+                    members = {st}
+                    if len(out) >= _RUN_MAX:
+                        break
                 byte = -1
                 targets: set[int] = set()
                 for st in members:
