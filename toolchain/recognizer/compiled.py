@@ -161,11 +161,6 @@ class CompiledGrammar:
             self._rs_info[rs] = info
         return info
 
-    def _only_returns(self, rs: int) -> bool:
-        """Whether rule state ``rs`` can do nothing but complete its rule (no bytes, no calls)."""
-        has_bytes, calls, final = self._info(rs)
-        return final and not has_bytes and not calls
-
     def _rs_byte(self, rs: int, byte: int) -> int:
         """The rule state after ``byte`` inside the rule (no calls, no returns); DEAD if none."""
         row = self._rs_step[rs]
@@ -367,22 +362,30 @@ class CompiledGrammar:
         seen: set[tuple[int, Chain]] = set()
         work: list[tuple[int, Chain]] = [(rs, ())]
         start = self._start_state
+        starts = self._rule_start
+        infos = self._rs_info
+        info_of = self._info
         while work:
             item = work.pop()
             if item in seen:
                 continue
             seen.add(item)
             s, chain = item
-            has_bytes, calls, final = self._info(s)
+            has_bytes, calls, final = infos[s] or info_of(s)
             if has_bytes:
                 chains.add((s, *chain))
             for rule, ret in calls:
-                if self._only_returns(ret):
-                    # a tail call: the caller would only return after it, so no frame is kept
-                    # (``rest-k ::= (member)? rest-(k-1)`` stays one frame deep, not k)
-                    work.append((start(rule), chain))
+                callee = starts[rule]
+                if callee == DEAD:
+                    callee = start(rule)
+                ret_bytes, ret_calls, ret_final = infos[ret] or info_of(ret)
+                if ret_final and not ret_bytes and not ret_calls:
+                    # a tail call (the return state can only complete its rule): the caller
+                    # would only return after it, so no frame is kept (``rest-k ::= (member)?
+                    # rest-(k-1)`` stays one frame deep, not k)
+                    work.append((callee, chain))
                 else:
-                    work.append((start(rule), (ret, *chain)))
+                    work.append((callee, (ret, *chain)))
             if final:
                 if chain:
                     work.append((chain[0], chain[1:]))
