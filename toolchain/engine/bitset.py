@@ -29,7 +29,9 @@ def num_words(vocab_size: int) -> int:
 def pack(ids: IntArray, vocab_size: int) -> Words:
     """The bitset of ``ids`` (each below ``vocab_size``)."""
     bits = np.zeros(num_words(vocab_size) * 32, dtype=bool)
-    bits[ids] = True
+    # numpy indexes with intp: an int32 index array is converted element by element on the way
+    # (~3x the time of converting it first, measured on 20k ids)
+    bits[ids.astype(np.intp)] = True
     return np.packbits(bits, bitorder="little").view(np.uint32)
 
 
@@ -66,5 +68,5 @@ def pack_bools(bits: npt.NDArray[np.bool_]) -> Words:
 
 def contains(words: Words, ids: IntArray) -> npt.NDArray[np.bool_]:
     """Per id of ``ids``, whether its bit is set in ``words``."""
-    got: npt.NDArray[np.bool_] = ((words[ids >> 5] >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
+    got: npt.NDArray[np.bool_] = ((words.take(ids >> 5) >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
     return got

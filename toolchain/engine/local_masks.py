@@ -165,7 +165,11 @@ class LocalWalker:
 
     def byte_at(self, ids: IntArray, offsets: IntArray) -> npt.NDArray[np.uint8]:
         """Per token of ``ids``, its byte at ``offsets`` (each below the token's length)."""
-        got: npt.NDArray[np.uint8] = self._matrix_t[offsets, ids]
+        # one flat ``take`` (a pair of int32 index arrays costs ~2.5x: each is converted to
+        # intp element by element)
+        matrix = self._matrix_t
+        flat = offsets.astype(np.intp) * matrix.shape[1] + ids
+        got: npt.NDArray[np.uint8] = matrix.ravel().take(flat)
         return got
 
     def trie(self) -> TokenTrie:

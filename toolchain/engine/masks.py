@@ -353,7 +353,7 @@ class MaskComputer:
         ids, offsets = local.pending_ids, local.pending_offsets
         allowed = self._allowed_bytes(start)
         first = self.walker.byte_at(ids, offsets)
-        keep = allowed[first]
+        keep = allowed.take(first)
         if not bitset.nonempty(keep):
             return _NONE
         ids, offsets = ids[keep], offsets[keep]
