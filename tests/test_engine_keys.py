@@ -90,3 +90,34 @@ def test_names_do_not_depend_on_the_order_rules_are_built_in(monkeypatch: pytest
             assert ka.state_signature(a, horizon) == kb.state_signature(b, horizon)  # … same names
             assert ka.canonical_name(a, horizon) == kb.canonical_name(b, horizon)
             assert ka.near_end(a) == kb.near_end(b)
+
+
+def test_a_rule_folds_exactly_when_its_labels_move_a_state() -> None:
+    """``folds`` (noted while the labels are made) against its definition (a scan of the rule's
+    states), for rules built before and after the labels were first asked, at several horizons:
+    a repetition unrolled past the horizon folds, a short one or none does not."""
+    grammar = Grammar(
+        {
+            "root": seq(Ref("long"), literal(","), Ref("short"), literal(","), Ref("plain"), Ref("late")),
+            "long": _string(hi=40),
+            "short": _string(hi=3),
+            "plain": seq(literal("x"), char_class(DIGITS)),
+            "late": seq(literal("["), repeat(Ref("plain"), 2, 30), literal("]")),
+        }
+    )
+    cg = compile_grammar(grammar)
+    keys = StateKeys(cg)
+    nfa = cg.nfa
+    early = {h: keys.folds(0, h) for h in (2, 8, 64)}  # before every rule is built
+    cg.walk(cg.initial, b'"abc","ab",x1[x1x2x3]')
+    built = [r for r in range(len(nfa.rule_names)) if nfa.rule_start[r] >= 0]
+    assert len(built) == len(nfa.rule_names)
+    for horizon in (2, 8, 64):
+        labels = keys.horizon_labels(horizon)
+        for rule in built:
+            expected = any(labels[s] != s for s in range(nfa.start(rule), nfa.end(rule)))
+            assert keys.folds(rule, horizon) == expected, (nfa.rule_names[rule], horizon)
+        assert early[horizon] == keys.folds(0, horizon)
+    names = nfa.rule_names
+    assert keys.folds(names.index("long"), 8) and keys.folds(names.index("late"), 8)
+    assert not keys.folds(names.index("short"), 8) and not keys.folds(names.index("plain"), 8)

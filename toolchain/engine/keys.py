@@ -56,7 +56,9 @@ class StateKeys:
         self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
         self._rs_canon: dict[tuple[int, int | None], int] = {}
         # per horizon: the labels of the states built so far, and how many repetitions they fold
-        self._labels: dict[int, tuple[list[int], list[int]]] = {}
+        # per horizon: the labels, how many repetitions are folded into them, and the rules
+        # holding a state they map elsewhere (``folds``)
+        self._labels: dict[int, tuple[list[int], list[int], set[int]]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
         self._rule_folds: dict[tuple[int, int], bool] = {}
         self._fold_free: dict[int, int] = {}  # rule state → a horizon its reach signature folded nothing at
@@ -318,14 +320,13 @@ class StateKeys:
 
     def folds(self, rule: int, horizon: int) -> bool:
         """Whether ``horizon_labels`` maps any state of ``rule`` elsewhere (memoised per rule: a
-        rule's labels are fixed once it is built)."""
+        rule's labels are fixed once it is built; the rules are noted as their labels are made,
+        not found by a scan of a rule's states — a free key's trie is thousands)."""
         memo = (rule, horizon)
         got = self._rule_folds.get(memo)
         if got is None:
-            nfa = self.cg.nfa
-            base, end = nfa.start(rule), nfa.end(rule)
-            labels = self.horizon_labels(horizon)
-            got = self._rule_folds[memo] = any(labels[s] != s for s in range(base, end))
+            self.horizon_labels(horizon)  # up to date with the rules built so far
+            got = self._rule_folds[memo] = rule in self._labels[horizon][2]
         return got
 
     def near_end(self, rs: int) -> int | None:
@@ -372,8 +373,8 @@ class StateKeys:
         repetitions are mapped before the copies containing them, so the maps compose."""
         entry = self._labels.get(horizon)
         if entry is None:
-            entry = self._labels[horizon] = ([], [0])
-        labels, folded = entry
+            entry = self._labels[horizon] = ([], [0], set())
+        labels, folded, folding = entry
         nfa = self.cg.nfa
         if len(labels) < nfa.num_states:
             # the states of rules built since: themselves, then their repetitions folded (a
@@ -390,7 +391,8 @@ class StateKeys:
                         shift = (c - r) * rep.size
                         start = rep.base + c * rep.size
                         for s in range(start, start + rep.size):
-                            labels[s] = labels[s - shift]
+                            labels[s] = labels[s - shift]  # an earlier state: never ``s``
+                        folding.add(nfa.rule_of[start])
             folded[0] = len(nfa.repeats)
         return labels
 
