@@ -59,7 +59,7 @@ class LocalAutomaton:
             else:
                 q = self.keys.quotient_state
                 h = self.horizon
-                got = tuple(q(rs, h) for rs in chain)
+                got = tuple([q(rs, h) for rs in chain])
             self._quotients[chain] = got
         return got
 
