@@ -317,7 +317,7 @@ class LocalWalker:
         cuts = local.byte_cuts(cur)
         allowed = local.first_bytes(cur)
         row = local.trans[cur]
-        below, order, first, last = trie.subtrees()
+        _, order, first, last = trie.subtrees()
         kid_bytes = trie.kid_bytes(node)
         rest: list[tuple[int, int]] = []
         i, n = 0, len(kids)
@@ -336,9 +336,7 @@ class LocalWalker:
                     code = local.class_step(cur, lo)[2]
                 nxt = (code >> 1) - 1
                 if nxt >= 0 and len(local.first_bytes(nxt)) >= LOOP_MIN_BYTES:
-                    under = 0
-                    for _, child in kids[i:j]:
-                        under |= below[child]
+                    under = trie.below_kids(node, i, j)
                     loop = self._loop_sets.get(nxt) if under else 0
                     if loop is None:
                         loop = self._probed_loop(nxt, (under & -under).bit_length() - 1)

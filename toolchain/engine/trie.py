@@ -29,7 +29,7 @@ class TokenTrie:
 
     WIDE = 16
 
-    __slots__ = ("_kid_bytes", "_subtrees", "children", "ends", "num_tokens", "wide")
+    __slots__ = ("_below_kids", "_kid_bytes", "_subtrees", "children", "ends", "num_tokens", "wide")
 
     def __init__(self, token_bytes: Sequence[bytes], usable: Sequence[bool]) -> None:
         self._build((tid, data) for tid, data in enumerate(token_bytes) if data and usable[tid])
@@ -63,6 +63,7 @@ class TokenTrie:
         self.num_tokens = count
         self._subtrees: Subtrees | None = None
         self._kid_bytes: dict[int, tuple[int, ...]] = {}
+        self._below_kids: dict[tuple[int, int, int], int] = {}
 
     def subtrees(self) -> Subtrees:
         """Per node, the bytes on the edges below it (an int bit set) and where the tokens at or
@@ -98,6 +99,20 @@ class TokenTrie:
         got = self._kid_bytes.get(node)
         if got is None:
             got = self._kid_bytes[node] = tuple(b for b, _ in self.children[node])
+        return got
+
+    def below_kids(self, node: int, i: int, j: int) -> int:
+        """The bytes below children ``i`` to ``j`` (exclusive) of ``node``, edges from the
+        children down (an int bit set, as ``Subtrees.below``): memoised, as the walks of many
+        states cut a wide node (the root) into the same byte classes."""
+        memo = (node, i, j)
+        got = self._below_kids.get(memo)
+        if got is None:
+            below = self.subtrees().below
+            got = 0
+            for _, child in self.children[node][i:j]:
+                got |= below[child]
+            self._below_kids[memo] = got
         return got
 
     def child(self, node: int, byte: int) -> int | None:
