@@ -39,3 +39,21 @@ def test_child_lookup_by_byte() -> None:
     a = trie.child(0, ord("a"))
     assert a is not None and trie.child(a, ord("b")) is not None
     assert trie.child(0, ord("z")) is None
+
+
+def test_bytes_below_a_run_of_children_are_those_their_tokens_go_on_with() -> None:
+    trie = TokenTrie(TOKENS, [True] * len(TOKENS))
+    for node in range(trie.num_nodes):
+        prefix = _prefix(trie, node)
+        kids = trie.children[node]
+        for i in range(len(kids)):
+            for j in range(i, len(kids) + 1):
+                heads = {b for b, _ in kids[i:j]}
+                tails = {
+                    b
+                    for data in TOKENS
+                    if len(data) > len(prefix) + 1 and data.startswith(prefix) and data[len(prefix)] in heads
+                    for b in data[len(prefix) + 1 :]
+                }
+                assert trie.below_kids(node, i, j) == sum(1 << b for b in tails), (prefix, i, j)
+                assert trie.below_kids(node, i, j) == sum(1 << b for b in tails)  # memoised alike
