@@ -55,9 +55,8 @@ class StateKeys:
         self._first_with_body: dict[object, int] | None = None
         self._canon_ids: dict[tuple[int, frozenset[int]], int] = {}
         self._rs_canon: dict[tuple[int, int | None], int] = {}
-        # per horizon: the labels of the states built so far, and how many repetitions they fold
-        # per horizon: the labels, how many repetitions are folded into them, and the rules
-        # holding a state they map elsewhere (``folds``)
+        # per horizon: the labels of the states built so far, how many repetitions they fold,
+        # and the rules holding a state they map elsewhere (``folds``)
         self._labels: dict[int, tuple[list[int], list[int], set[int]]] = {}
         self._quotients: dict[tuple[int, int], int] = {}
         self._rule_folds: dict[tuple[int, int], bool] = {}
