@@ -107,9 +107,19 @@ def test_per_first_byte_tables_match_the_tokens_bytes() -> None:
         assert (arrays.multi_bits_by_first[b] == multi).all()
     walker = LocalWalker(LocalAutomaton(compile_grammar(load_bundled("json"))), vocab)
     rng = np.random.default_rng(7)
-    for size in (3, 100, 129, 250):  # either side of the union / complement switch
+    groups = []
+    for size in (3, 100, 129, 250):  # scattered bytes: many runs
         group = np.zeros(256, dtype=bool)
         group[rng.choice(256, size=size, replace=False)] = True
+        groups.append(group)
+    for lo, hi in ((0, 256), (0, 1), (255, 256), (0x20, 0x80), (7, 7)):  # one run (or none) …
+        group = np.zeros(256, dtype=bool)
+        group[lo:hi] = True
+        groups.append(group)
+    other_than = groups[-2].copy()
+    other_than[[0x22, 0x5C, ord("a"), ord("r")]] = False  # … and a free key's "other than" letters
+    groups.append(other_than)
+    for group in groups:
         expected = bitset.pack_bools((lengths > 1) & group[first])
         assert (walker._group_bits(group) == expected).all()
         picked = walker._starting_with_ids(group, ~group)

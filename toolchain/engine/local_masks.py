@@ -143,8 +143,7 @@ class LocalWalker:
         self._first_counts = arrays.first_counts
         self._by_first = arrays.by_first
         self._single_by_first = arrays.single_by_first
-        self._multi_bits_by_first = arrays.multi_bits_by_first
-        self._multi_bits = arrays.multi_bits
+        self._multi_bits_below = arrays.multi_bits_below
         self._local_sigs: dict[int, Hashable | None] = {}
         self._loop_sets: dict[int, int] = {}
         self._literals: dict[int, bytes] = {}
@@ -519,16 +518,15 @@ class LocalWalker:
         return np.sort(np.concatenate(pieces))
 
     def _group_bits(self, group: npt.NDArray[np.bool_]) -> Words:
-        """The multi-byte tokens whose first byte is in ``group``, as a bitset: the union of the
-        per-byte rows, or (for most bytes) every multi-byte token minus the other rows."""
-        rows = self._multi_bits_by_first
-        inside = np.flatnonzero(group)
-        if inside.size <= 128:
-            got: Words = np.bitwise_or.reduce(rows[inside], axis=0)
-            return got
-        outside = np.flatnonzero(~group)
-        rest: Words = self._multi_bits & ~np.bitwise_or.reduce(rows[outside], axis=0)
-        return rest
+        """The multi-byte tokens whose first byte is in ``group``, as a bitset: per run of
+        consecutive bytes ``lo..hi-1``, ``below[hi] ^ below[lo]`` (``multi_bits_below``), all
+        XOR-ed in one reduce — a few rows, where a union of the per-byte rows gathered up to
+        128 of them (0.8 MB) for every group."""
+        padded = np.zeros(group.size + 2, dtype=bool)
+        padded[1:-1] = group
+        bounds = np.flatnonzero(padded[1:] != padded[:-1])  # where each run starts and ends
+        got: Words = np.bitwise_xor.reduce(self._multi_bits_below[bounds], axis=0)
+        return got
 
     def _ensure_rows(self) -> None:
         need = self.local.num_states

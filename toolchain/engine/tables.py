@@ -99,7 +99,9 @@ class TokenArrays:
     by_first: list[IntArray]  # per first byte: the tokens with bytes starting with it, sorted
     single_by_first: list[IntArray]  # per byte: the one-byte tokens of exactly that byte
     multi_bits_by_first: Words  # (256, words): per first byte, its multi-byte tokens as a bitset
-    multi_bits: Words  # every multi-byte token, as a bitset
+    # (257, words): row b is the union of the rows of the bytes below b — an XOR, as each token
+    # has one first byte — so the multi-byte tokens of bytes lo..hi-1 are ``row hi ^ row lo``
+    multi_bits_below: Words
 
 
 class VocabularyTables:
@@ -158,7 +160,9 @@ class VocabularyTables:
                 by_first=_by_first_byte(ids, first),
                 single_by_first=_by_first_byte(single, first),
                 multi_bits_by_first=per_byte,
-                multi_bits=np.bitwise_or.reduce(per_byte, axis=0),
+                multi_bits_below=np.concatenate(
+                    (np.zeros_like(per_byte[:1]), np.bitwise_xor.accumulate(per_byte, axis=0))
+                ),
             )
         return self._arrays
 
