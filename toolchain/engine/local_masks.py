@@ -710,13 +710,13 @@ class LocalWalker:
             # the suffix mask holds multi-byte tokens only, so empty tokens never slip in
             parts.bits.append(got.accepted & self._group_bits(sel))
             if got.pending_ids.size:
-                keep = sel[first_of[got.pending_ids]]
+                keep = sel.take(first_of.take(got.pending_ids))
                 parts.pending(got.pending_ids[keep], got.pending_offsets[keep])
             if code & 1:
                 # the first byte can also end the key: every such token may return after it, but
                 # one the suffix mask accepts needs no check (a free string's: all but a few)
                 rejected = self._rejected(got)
-                returning = rejected[sel[first_of[rejected]]]
+                returning = rejected[sel.take(first_of.take(rejected))]
                 parts.pending(returning, np.ones(returning.size, dtype=np.int32))
             taken = sel if taken is None else taken | sel
         return taken
