@@ -30,6 +30,7 @@ offsets: checked against the real stack by ``masks.py``). Three walks compute it
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -695,9 +696,18 @@ class LocalWalker:
         content signature by that state's suffix mask, filtered by first byte. Returns the first
         bytes so decided (None: none were)."""
         groups: dict[int, list[int]] = {}
-        for b, code in self.local.row(lid).items():
+        local = self.local
+        allowed = local.first_bytes(lid)
+        known = local.trans[lid]
+        for lo, hi in itertools.pairwise(local.byte_cuts(lid)):
+            # by byte class (one step each, recorded for the class), not by byte
+            if lo not in allowed:
+                continue
+            code = known[lo]
+            if code is None:
+                code = local.class_step(lid, lo)[2]
             if code >= 2:  # alive after the byte (possibly also returned: see below)
-                groups.setdefault(code, []).append(b)
+                groups.setdefault(code, []).extend(range(lo, hi))
         taken: npt.NDArray[np.bool_] | None = None
         first_of = self._first_byte
         for code, bytes_ in groups.items():
