@@ -68,6 +68,7 @@ class LocalMask:
     pending_ids: IntArray  # tokens that return into the abstract parent with bytes left …
     pending_offsets: IntArray  # … after this many bytes
     rejected: IntArray | None = None  # suffix masks: multi-byte tokens not accepted (on first use)
+    pending_digest: bytes | None = None  # what is pending, as a digest (on first pending check)
 
 
 @dataclass

@@ -334,9 +334,12 @@ class MaskComputer:
             # returns on ``"`` with the same ~50 tokens ``":``, ``",`` …): checked once per
             # return configuration and content, the content named by a digest (a string body's
             # pending tokens run to thousands, and the memo lives as long as the engine)
-            digest = hashlib.blake2b(local.pending_ids.tobytes(), digest_size=16)
-            digest.update(local.pending_offsets.tobytes())
-            content = (self._return_config(parent), digest.digest())
+            named = local.pending_digest
+            if named is None:  # once per local mask: it is checked under many parents
+                digest = hashlib.blake2b(local.pending_ids.tobytes(), digest_size=16)
+                digest.update(local.pending_offsets.tobytes())
+                named = local.pending_digest = digest.digest()
+            content = (self._return_config(parent), named)
             got = self._pending_by_content.get(content)
             if got is None:
                 got = self._pending_by_content[content] = self._walk_pending(local, parent)
