@@ -357,3 +357,47 @@ def test_warm_leaves_one_segment_that_serves_what_each_grammar_wrote(
     assert len(fresh) == len(from_store) > 5
     for x, y in zip(fresh, from_store, strict=True):
         assert np.array_equal(x, y)
+
+
+def _spelled(obj: object) -> bytes:
+    """The store's key spelling by its definition (isinstance by isinstance, frozensets sorted)."""
+    if isinstance(obj, tuple):
+        return b"(" + b",".join(_spelled(x) for x in obj) + b")"
+    if isinstance(obj, frozenset):
+        return b"{" + b",".join(sorted(_spelled(x) for x in obj)) + b"}"
+    if isinstance(obj, str):
+        return b"s%d:" % len(obj.encode()) + obj.encode()
+    if isinstance(obj, bool):
+        return b"T" if obj else b"F"
+    if isinstance(obj, int):
+        return b"i%d" % obj
+    assert obj is None
+    return b"N"
+
+
+def test_key_spelling_is_exact_for_every_kind_of_key_part() -> None:
+    """``encode_key`` (exact types first) spells keys as the definition does — subclasses of
+    tuple and int (a named tuple, a bool) included — and refuses what is not plain data."""
+    from collections import namedtuple
+
+    from gramwright.engine.store_format import encode_key
+
+    pair = namedtuple("pair", "a b")
+    rng = random.Random(3)
+
+    def part(depth: int) -> object:
+        r = rng.random()
+        if depth > 3 or r < 0.35:
+            return rng.choice([rng.randint(-9, 10**15), f"s\u00e9{rng.random()}", True, False, None, ""])
+        if r < 0.65:
+            return tuple(part(depth + 1) for _ in range(rng.randint(0, 4)))
+        if r < 0.85:
+            return frozenset(rng.randint(0, 40) for _ in range(rng.randint(0, 5)))
+        return pair(part(depth + 1), part(depth + 1))
+
+    for _ in range(3000):
+        key = part(0)
+        assert encode_key(key) == _spelled(key), key
+    for bad in ([1], {1: 2}, 1.5, b"x", (1, [2])):
+        with pytest.raises(TypeError):
+            encode_key(bad)

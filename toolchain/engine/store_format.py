@@ -46,6 +46,15 @@ class StoreFormatError(EngineError):
 def encode_key(obj: object) -> bytes:
     """A canonical byte string for a mask key (frozensets sorted): equal keys, equal bytes, in
     every process. Raises TypeError for anything that is not plain data."""
+    # the exact types first (one ``is`` each, a list not a generator: a key is named on every
+    # store lookup); subclasses fall through to the isinstance checks, which encode alike
+    if type(obj) is tuple:
+        return b"(" + b",".join([encode_key(x) for x in obj]) + b")"
+    if type(obj) is int:
+        return b"i%d" % obj
+    if type(obj) is str:
+        raw = obj.encode()
+        return b"s%d:" % len(raw) + raw
     if isinstance(obj, tuple):
         return b"(" + b",".join(encode_key(x) for x in obj) + b")"
     if isinstance(obj, frozenset):
