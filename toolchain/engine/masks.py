@@ -360,14 +360,18 @@ class MaskComputer:
         if not bitset.nonempty(keep):
             return _NONE
         ids, offsets = ids[keep], offsets[keep]
-        cg = self.cg
         tb = self.vocab.token_bytes
-        walk = cg.walk
-        out = [
-            tid
-            for tid, off in zip(ids.tolist(), offsets.tolist(), strict=True)
-            if walk(start, tb[tid][off:]) != DEAD
-        ]
+        walk = self.cg.walk
+        # tokens often share a remainder (``":`` after many names' ends): each walked once
+        viable: dict[bytes, bool] = {}
+        out = []
+        for tid, off in zip(ids.tolist(), offsets.tolist(), strict=True):
+            rest = tb[tid][off:]
+            ok = viable.get(rest)
+            if ok is None:
+                ok = viable[rest] = walk(start, rest) != DEAD
+            if ok:
+                out.append(tid)
         return np.asarray(out, dtype=np.int32)
 
     def _allowed_bytes(self, config: int) -> npt.NDArray[np.bool_]:
