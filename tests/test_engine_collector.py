@@ -51,3 +51,18 @@ def test_the_opt_in_pauses_then_freezes_and_is_scoped() -> None:
     finally:
         freeze_after_cold_masks(False)
         gc.unfreeze()  # leave the process as it was for the tests after this one
+
+
+def test_a_failing_cold_mask_still_restores_the_collector() -> None:
+    enabled = gc.isenabled()
+    try:
+        with frozen_after_cold_masks():
+            try:
+                with cold_work():
+                    assert not gc.isenabled()
+                    raise ValueError("a cold mask failed")
+            except ValueError:
+                pass
+            assert gc.isenabled() == enabled
+    finally:
+        gc.unfreeze()
