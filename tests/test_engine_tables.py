@@ -104,7 +104,7 @@ def test_per_first_byte_tables_match_the_tokens_bytes() -> None:
         singles = np.flatnonzero((lengths == 1) & (first == b))
         assert arrays.single_by_first[b].tolist() == singles.tolist()
         multi = bitset.pack_bools((lengths > 1) & (first == b))
-        assert (arrays.multi_bits_by_first[b] == multi).all()
+        assert (arrays.multi_bits_below[b + 1] ^ arrays.multi_bits_below[b] == multi).all()
     walker = LocalWalker(LocalAutomaton(compile_grammar(load_bundled("json"))), vocab)
     rng = np.random.default_rng(7)
     groups = []

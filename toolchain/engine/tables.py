@@ -98,9 +98,9 @@ class TokenArrays:
     first_counts: list[int]  # tokens with bytes, per first byte
     by_first: list[IntArray]  # per first byte: the tokens with bytes starting with it, sorted
     single_by_first: list[IntArray]  # per byte: the one-byte tokens of exactly that byte
-    multi_bits_by_first: Words  # (256, words): per first byte, its multi-byte tokens as a bitset
-    # (257, words): row b is the union of the rows of the bytes below b — an XOR, as each token
-    # has one first byte — so the multi-byte tokens of bytes lo..hi-1 are ``row hi ^ row lo``
+    # (257, words): row b is the multi-byte tokens whose first byte is below b, as a bitset —
+    # the XOR of the per-first-byte bitsets below b (each token has one first byte) — so those
+    # of bytes lo..hi-1 are ``row hi ^ row lo``
     multi_bits_below: Words
 
 
@@ -159,7 +159,6 @@ class VocabularyTables:
                 first_counts=counts.tolist(),
                 by_first=_by_first_byte(ids, first),
                 single_by_first=_by_first_byte(single, first),
-                multi_bits_by_first=per_byte,
                 multi_bits_below=np.concatenate(
                     (np.zeros_like(per_byte[:1]), np.bitwise_xor.accumulate(per_byte, axis=0))
                 ),
