@@ -45,7 +45,7 @@ class LocalAutomaton:
         self._spans_of: dict[int, tuple[tuple[int, int], ...]] = {}
         self._first_by_spans: dict[tuple[tuple[int, int], ...], frozenset[int]] = {}
         self._cuts_by_spans: dict[tuple[tuple[int, int], ...], list[int]] = {}
-        self._full: dict[int, dict[int, int]] = {}  # state → its whole row (``row``)
+        self._full: dict[int, list[tuple[int, int, int]]] = {}  # state → its classes (``classes``)
         self._cuts: dict[int, list[int]] = {}
         self._quotients: dict[Chain, Chain] = {}
         self._chain_steps: dict[tuple[Chain, int], tuple[tuple[Chain, ...], bool]] = {}
@@ -188,20 +188,25 @@ class LocalAutomaton:
             known[lo:hi] = [code] * (hi - lo)
         return lo, hi, code
 
-    def row(self, lid: int) -> dict[int, int]:
-        """Every byte's transition from ``lid`` (bytes not listed are dead): one ``step`` per
-        class of bytes that every top rule state treats alike, not one per byte."""
+    def classes(self, lid: int) -> list[tuple[int, int, int]]:
+        """Every allowed byte class ``[lo, hi)`` of ``lid`` with its transition, ascending (bytes
+        in none are dead): one ``step`` per class of bytes that every top rule state treats
+        alike, not one per byte, recorded for the whole class. Memoised: a loop set, a run and
+        a walk's first-byte groups are all built from it."""
         got = self._full.get(lid)
         if got is None:
             known = self.trans[lid]
-            bounds = self.byte_cuts(lid)
             allowed = self.first_bytes(lid)
-            for lo, hi in itertools.pairwise(bounds):
+            got = []
+            for lo, hi in itertools.pairwise(self.byte_cuts(lid)):
                 if lo not in allowed:
                     continue
-                code = self.step(lid, lo)
-                known[lo:hi] = [code] * (hi - lo)
-            got = self._full[lid] = {b: code for b, code in enumerate(known) if code is not None}
+                code = known[lo]
+                if code is None:
+                    code = self.step(lid, lo)
+                    known[lo:hi] = [code] * (hi - lo)
+                got.append((lo, hi, code))
+            self._full[lid] = got
         return got
 
     def first_bytes(self, lid: int) -> frozenset[int]:

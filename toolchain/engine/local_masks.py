@@ -30,7 +30,6 @@ offsets: checked against the real stack by ``masks.py``). Three walks compute it
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -411,9 +410,9 @@ class LocalWalker:
         if got is None:
             got = 0
             stay = lid + 1
-            for b, code in self.local.row(lid).items():
+            for lo, hi, code in self.local.classes(lid):
                 if code >> 1 == stay:
-                    got |= 1 << b
+                    got |= (1 << hi) - (1 << lo)  # bits lo..hi-1
             self._loop_sets[lid] = got
         return got
 
@@ -697,16 +696,7 @@ class LocalWalker:
         content signature by that state's suffix mask, filtered by first byte. Returns the first
         bytes so decided (None: none were)."""
         groups: dict[int, list[int]] = {}
-        local = self.local
-        allowed = local.first_bytes(lid)
-        known = local.trans[lid]
-        for lo, hi in itertools.pairwise(local.byte_cuts(lid)):
-            # by byte class (one step each, recorded for the class), not by byte
-            if lo not in allowed:
-                continue
-            code = known[lo]
-            if code is None:
-                code = local.class_step(lid, lo)[2]
+        for lo, hi, code in self.local.classes(lid):
             if code >= 2:  # alive after the byte (possibly also returned: see below)
                 groups.setdefault(code, []).extend(range(lo, hi))
         taken: npt.NDArray[np.bool_] | None = None

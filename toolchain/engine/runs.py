@@ -38,9 +38,9 @@ def near_run(local: LocalAutomaton, lid: int, memo: dict[int, Run | None]) -> Ru
     if lid in memo:
         return memo[lid]
     groups: dict[int, int] = {}
-    for b, out in local.row(lid).items():
+    for lo, hi, out in local.classes(lid):
         if out >= 2 and not out & 1:
-            groups[out] = groups.get(out, 0) | (1 << b)
+            groups[out] = groups.get(out, 0) | ((1 << hi) - (1 << lo))  # bits lo..hi-1
     loop = max(groups.values(), key=int.bit_count, default=0)
     chain: list[int] = []
     found = False
