@@ -54,6 +54,15 @@ CASES = [
     Case(
         "remote-ref", "remote.json", b'{"$ref": "https://example.com/schemas/person.json"}', lint_finding=True
     ),
+    # a cycle that consumes no input: refused naming the cycle's keywords (it used to hang)
+    Case("ref-cycle", "cycle.json", b'{"$ref": "#"}', lint_finding=True),
+    Case(
+        "allof-cycle",
+        "allof.json",
+        b'{"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},'
+        b' "properties": {"x": {"$ref": "#/$defs/a"}}}',
+        lint_finding=True,
+    ),
     Case("gbnf-unclosed-group", "group.gbnf", b'root ::= a\na ::= "x" ( "y"\nb ::= "z"\n', context=True),
     Case("gbnf-unclosed-string", "string.gbnf", b'root ::= a\na ::= "x\nb ::= "y"\n', context=True),
     Case("gbnf-undefined-rule", "undefined.gbnf", b"root ::= item+\n"),
