@@ -22,7 +22,7 @@ import functools
 import re
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -33,7 +33,12 @@ from gramwright.schema.compiler.cycles import check_no_progress_cycles
 from gramwright.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
-from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema, UnsupportedSchema
+from gramwright.schema.errors import (
+    CompileCancelled,
+    SchemaCompileError,
+    UnsatisfiableSchema,
+    UnsupportedSchema,
+)
 from gramwright.schema.report import CompileReport, Status
 from gramwright.schema.resolve import Loc, SchemaRegistry, dynamic_scope_key
 
@@ -62,8 +67,11 @@ class ZeroWidthCycle(Exception):
 
 
 class Compiler:
-    def __init__(self, registry: SchemaRegistry, options: CompileOptions) -> None:
+    def __init__(
+        self, registry: SchemaRegistry, options: CompileOptions, cancelled: Callable[[], bool] | None = None
+    ) -> None:
         self.registry = registry
+        self.cancelled = cancelled
         self.options = options
         self.report = CompileReport()
         self.rules: dict[str, Expr] = {}
@@ -128,6 +136,8 @@ class Compiler:
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TimeoutError("compilation exceeded its time limit")
+        if self.cancelled is not None and self.cancelled():
+            raise CompileCancelled("compilation cancelled")
 
     # -- names --------------------------------------------------------------------------------
     def new_name(self, pointer: str) -> str:
