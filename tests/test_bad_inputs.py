@@ -67,6 +67,8 @@ CASES = [
     Case("gbnf-unclosed-string", "string.gbnf", b'root ::= a\na ::= "x\nb ::= "y"\n', context=True),
     Case("gbnf-undefined-rule", "undefined.gbnf", b"root ::= item+\n"),
     Case("gbnf-binary", "binary.gbnf", PNG),
+    # unrolled into 99,999 copies, checking took tens of seconds: refused as llama.cpp does
+    Case("gbnf-huge-repetition", "repeat.gbnf", b'root ::= ([^"]{99999} "x")\n', context=True),
 ]
 
 
