@@ -27,11 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     from gramwright.engine.collector import cold_work, freeze_after_cold_masks
 
     freeze_after_cold_masks()  # as the CLI's generation path does
-    from gramwright.editors.edit_generate import build_edit_grammar
-    from gramwright.editors.edit_grammar_sr import sr_head
-    from gramwright.editors.edit_grammar_udiff import udiff_head
-    from gramwright.editors.model import EditFormat
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.edit import build_edit_grammar
+    from gramwright.editors.generate.grammar_search_replace import sr_head
+    from gramwright.editors.generate.grammar_udiff import udiff_head
+    from gramwright.editors.patch.model import EditFormat
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import load_tokenizer

@@ -100,7 +100,7 @@ def one(
     max_new_lines: int | None = None,
 ) -> dict[str, Any]:
     from gramwright.editors import apply_patch
-    from gramwright.editors.edit_generate import generate_edit
+    from gramwright.editors.generate.edit import generate_edit
 
     d = case_dir(row, base)
     t0 = time.perf_counter()

@@ -91,8 +91,8 @@ def test_constrained_edit_applies_and_undo_restores_the_bytes(tmp_path: Path) ->
 )
 def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: str) -> None:
     from gramwright.cli.edit_cmd import _human
-    from gramwright.editors.edit_generate import EditResult
-    from gramwright.editors.model import EditFormat
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.editors.patch.model import EditFormat
     from gramwright.generation import Generation
 
     cut = "app.py\n<<<<<<< SEARCH\ndef f():\n=======\nx = 1\n"

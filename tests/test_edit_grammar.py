@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from gramwright.editors import apply_patch, check_patch, parse_patch
-from gramwright.editors.edit_generate import build_edit_grammar
-from gramwright.editors.edit_grammar_udiff import number_hunks
-from gramwright.editors.edit_lines import shortest_unique_runs
-from gramwright.editors.model import EditFormat
-from gramwright.editors.snapshot import FileSnapshot, decode_file
+from gramwright.editors.generate.edit import build_edit_grammar
+from gramwright.editors.generate.grammar_udiff import number_hunks
+from gramwright.editors.generate.lines import shortest_unique_runs
+from gramwright.editors.patch.model import EditFormat
+from gramwright.editors.patch.snapshot import FileSnapshot, decode_file
 from gramwright.errors import PatchError
 from gramwright.recognizer import Recognizer, compile_grammar
 
@@ -243,7 +243,7 @@ def test_random_walks_on_real_files_are_sound() -> None:
 
 
 def test_distinguishing_prefixes_are_the_shortest_unshared_ones() -> None:
-    from gramwright.editors.edit_grammar import distinguishing_prefixes
+    from gramwright.editors.generate.grammar import distinguishing_prefixes
 
     got = distinguishing_prefixes(
         ["    return x\n", "    return y\n", "    pass\n", "a\n", "a\n\\ No newline\n"]
@@ -265,9 +265,9 @@ def test_grammars_stay_linear_in_the_file_and_are_emitted_callees_first() -> Non
     """A few rules per line (a diff: ``p``, ``a``, ``b``, ``c`` and a line's tail; a line unique
     by itself has no run rules of its own), and every rule calls only rules before it, so that
     ``prepare`` decides the grammar in one walk per rule."""
-    from gramwright.editors.edit_grammar_sr import is_marker_line, search_replace_grammar
-    from gramwright.editors.edit_grammar_udiff import udiff_grammar
-    from gramwright.editors.edit_lines import file_lines
+    from gramwright.editors.generate.grammar_search_replace import is_marker_line, search_replace_grammar
+    from gramwright.editors.generate.grammar_udiff import udiff_grammar
+    from gramwright.editors.generate.lines import file_lines
     from gramwright.grammar.analysis import _ordered_facts
 
     root = Path(__file__).resolve().parents[1] / "toolchain"

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from gramwright.editors.edit_generate import build_edit_grammar
-from gramwright.editors.model import EditFormat
-from gramwright.editors.snapshot import decode_file
+from gramwright.editors.generate.edit import build_edit_grammar
+from gramwright.editors.patch.model import EditFormat
+from gramwright.editors.patch.snapshot import decode_file
 from gramwright.engine.matcher import GrammarEngine
 from gramwright.engine.vocab import TokenVocabulary
 

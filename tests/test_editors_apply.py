@@ -10,7 +10,7 @@ import pytest
 
 from gramwright import fsutil
 from gramwright.editors import apply_patch, check_patch, history, parse_patch, preview_diff, undo
-from gramwright.editors.undo import UndoRefused
+from gramwright.editors.patch.undo import UndoRefused
 from gramwright.errors import PatchError
 
 
@@ -119,7 +119,7 @@ def test_a_read_only_directory_fails_the_write_and_restores_the_others(project: 
 def test_a_file_changed_after_the_check_is_refused_and_nothing_is_written(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gramwright.editors import apply as apply_module
+    from gramwright.editors.patch import apply as apply_module
 
     real_check = apply_module.check_patch
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from gramwright.editors import Edit, locate
-from gramwright.editors.check import _mark_overlaps
-from gramwright.editors.match import find_matches
-from gramwright.editors.model import split_lines
-from gramwright.editors.nearest import nearest_lines
+from gramwright.editors.patch.check import _mark_overlaps
+from gramwright.editors.patch.match import find_matches
+from gramwright.editors.patch.model import split_lines
+from gramwright.editors.patch.nearest import nearest_lines
 
 FILE = split_lines("def a():\n    return 1\n\n\ndef b():\n    return 1\n\n\ndef c():\n    return 2\n")
 
@@ -64,8 +64,8 @@ def test_git_anchor_rules_for_hunks_at_line_one_and_without_trailing_context() -
 def test_tolerant_levels_need_fuzzy_and_are_reported_by_name(
     file_text: str, old: str, new: str, tolerance: str, result: str
 ) -> None:
-    from gramwright.editors.snapshot import decode_file
-    from gramwright.editors.splice import splice
+    from gramwright.editors.patch.snapshot import decode_file
+    from gramwright.editors.patch.splice import splice
 
     lines = split_lines(file_text)
     strict = locate(edit(old, new), lines)

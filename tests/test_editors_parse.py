@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from gramwright.editors import EditFormat, detect_format, parse_patch
-from gramwright.editors.model import split_lines
-from gramwright.editors.parse_apply_patch import parse_apply_patch
-from gramwright.editors.parse_search_replace import parse_search_replace
-from gramwright.editors.parse_udiff import parse_udiff
-from gramwright.editors.recount import recount_hunks
+from gramwright.editors.patch.model import split_lines
+from gramwright.editors.patch.parse_apply_patch import parse_apply_patch
+from gramwright.editors.patch.parse_search_replace import parse_search_replace
+from gramwright.editors.patch.parse_udiff import parse_udiff
+from gramwright.editors.patch.recount import recount_hunks
 from gramwright.errors import PatchError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "patches"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gramwright.editors.model import EditFormat
-from gramwright.editors.snapshot import FileSnapshot
+from gramwright.editors.patch.model import EditFormat
+from gramwright.editors.patch.snapshot import FileSnapshot
 
 __all__ = ["edit_system_prompt", "edit_user_prompt"]
 

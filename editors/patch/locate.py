@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gramwright.editors.match import LEVELS, Match, find_matches
-from gramwright.editors.model import Edit, line_content, line_ending
-from gramwright.editors.nearest import Nearest, nearest_lines
+from gramwright.editors.patch.match import LEVELS, Match, find_matches
+from gramwright.editors.patch.model import Edit, line_content, line_ending
+from gramwright.editors.patch.nearest import Nearest, nearest_lines
 
 __all__ = ["Location", "locate"]
 

@@ -13,7 +13,7 @@ import difflib
 from collections import Counter
 from dataclasses import dataclass
 
-from gramwright.editors.model import line_content
+from gramwright.editors.patch.model import line_content
 
 __all__ = ["Nearest", "NearestLine", "nearest_lines"]
 

@@ -23,7 +23,7 @@ match after the chunk before it (chunks are in file order) and after its anchor 
 
 from __future__ import annotations
 
-from gramwright.editors.model import (
+from gramwright.editors.patch.model import (
     Edit,
     EditFormat,
     FileCreate,

@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.editors.snapshot import sha256
+from gramwright.editors.patch.snapshot import sha256
 from gramwright.errors import PatchError
 from gramwright.fsutil import atomic_write_bytes
 

@@ -1,6 +1,6 @@
 """``generate_edit``: a model writes a patch for real files under a grammar built from those files.
 
-Files → snapshots → the format's file-aware grammar (``edit_grammar_sr`` / ``edit_grammar_udiff``)
+Files → snapshots → the format's file-aware grammar (``grammar_search_replace`` / ``grammar_udiff``)
 → the one generation entry point (``gramwright.generation.Generator``) with the edit prompt →
 the output parsed by the patch parser → ``check_patch`` → (``apply``) ``apply_patch`` with its
 backup. The check is not skipped because the grammar made the patch applicable: a checker that
@@ -18,18 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from gramwright.editors.apply import ApplyResult, apply_patch
-from gramwright.editors.check import check_patch
-from gramwright.editors.detect import parse_patch
-from gramwright.editors.edit_grammar_sr import is_marker_line, search_replace_grammar
-from gramwright.editors.edit_grammar_udiff import number_hunks, udiff_grammar
-from gramwright.editors.edit_lines import FileLines, file_lines
-from gramwright.editors.edit_prompt import edit_system_prompt, edit_user_prompt
-from gramwright.editors.model import EditFormat, Patch
-from gramwright.editors.paths import find_root, resolve_path
-from gramwright.editors.preview import preview_diff
-from gramwright.editors.report import CheckReport
-from gramwright.editors.snapshot import FileSnapshot, read_snapshot
+from gramwright.editors.generate.grammar_search_replace import is_marker_line, search_replace_grammar
+from gramwright.editors.generate.grammar_udiff import number_hunks, udiff_grammar
+from gramwright.editors.generate.lines import FileLines, file_lines
+from gramwright.editors.generate.prompt import edit_system_prompt, edit_user_prompt
+from gramwright.editors.patch.apply import ApplyResult, apply_patch
+from gramwright.editors.patch.check import check_patch
+from gramwright.editors.patch.detect import parse_patch
+from gramwright.editors.patch.model import EditFormat, Patch
+from gramwright.editors.patch.paths import find_root, resolve_path
+from gramwright.editors.patch.preview import preview_diff
+from gramwright.editors.patch.report import CheckReport
+from gramwright.editors.patch.snapshot import FileSnapshot, read_snapshot
 from gramwright.errors import GramwrightError, PatchError
 from gramwright.grammar.analysis import prepare
 from gramwright.grammar.ir import Grammar

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gramwright.editors.locate import Location
-from gramwright.editors.model import EditFormat
-from gramwright.editors.snapshot import FileSnapshot, sha256
+from gramwright.editors.patch.locate import Location
+from gramwright.editors.patch.model import EditFormat
+from gramwright.editors.patch.snapshot import FileSnapshot, sha256
 
 __all__ = ["SCHEMA", "CheckReport", "EditCheck", "FileChange", "Problem"]
 

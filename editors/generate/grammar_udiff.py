@@ -43,15 +43,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 
-from gramwright.editors.edit_grammar import (
+from gramwright.editors.generate.grammar import (
     Entry,
     Rules,
     distinguishing_prefixes,
     file_chain,
     line_trie,
 )
-from gramwright.editors.edit_lines import FileLines
-from gramwright.editors.model import line_content, split_lines
+from gramwright.editors.generate.lines import FileLines
+from gramwright.editors.patch.model import line_content, split_lines
 from gramwright.errors import PatchError
 from gramwright.grammar.ir import Expr, Grammar, Ref, char_class, literal, repeat, seq
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import difflib
 
-from gramwright.editors.locate import Location
-from gramwright.editors.match import reindent
-from gramwright.editors.model import line_content, line_ending
-from gramwright.editors.snapshot import FileSnapshot
+from gramwright.editors.patch.locate import Location
+from gramwright.editors.patch.match import reindent
+from gramwright.editors.patch.model import line_content, line_ending
+from gramwright.editors.patch.snapshot import FileSnapshot
 
 __all__ = ["splice"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from gramwright.editors.model import EditFormat, Patch, line_content, split_lines
-from gramwright.editors.parse_apply_patch import BEGIN, parse_apply_patch
-from gramwright.editors.parse_search_replace import HEAD, parse_search_replace
-from gramwright.editors.parse_udiff import parse_udiff
+from gramwright.editors.patch.model import EditFormat, Patch, line_content, split_lines
+from gramwright.editors.patch.parse_apply_patch import BEGIN, parse_apply_patch
+from gramwright.editors.patch.parse_search_replace import HEAD, parse_search_replace
+from gramwright.editors.patch.parse_udiff import parse_udiff
 from gramwright.errors import PatchError
 
 __all__ = ["detect_format", "parse_patch"]

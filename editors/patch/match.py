@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gramwright.editors.model import line_content, line_ending
+from gramwright.editors.patch.model import line_content, line_ending
 
 __all__ = ["LEVELS", "Match", "find_matches", "reindent"]
 

@@ -17,8 +17,16 @@ from __future__ import annotations
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchedFile, PatchSet
 
-from gramwright.editors.model import Edit, EditFormat, FileCreate, FileDelete, FileRename, Patch, split_lines
-from gramwright.editors.recount import recount_hunks
+from gramwright.editors.patch.model import (
+    Edit,
+    EditFormat,
+    FileCreate,
+    FileDelete,
+    FileRename,
+    Patch,
+    split_lines,
+)
+from gramwright.editors.patch.recount import recount_hunks
 from gramwright.errors import PatchError
 
 __all__ = ["parse_udiff"]

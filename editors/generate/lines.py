@@ -22,8 +22,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from gramwright.editors.model import line_content, line_ending
-from gramwright.editors.snapshot import FileSnapshot
+from gramwright.editors.patch.model import line_content, line_ending
+from gramwright.editors.patch.snapshot import FileSnapshot
 
 __all__ = ["NO_NEWLINE", "FileLines", "file_lines", "shortest_unique_runs"]
 

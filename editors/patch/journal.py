@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gramwright.editors.paths import JOURNAL_DIR
+from gramwright.editors.patch.paths import JOURNAL_DIR
 from gramwright.errors import PatchError
 from gramwright.fsutil import atomic_write_bytes, atomic_write_text
 

@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.editors.model import line_ending, split_lines
+from gramwright.editors.patch.model import line_ending, split_lines
 from gramwright.errors import PatchError
 
 __all__ = ["FileSnapshot", "decode_file", "read_snapshot", "sha256"]

@@ -12,12 +12,12 @@ import itertools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from gramwright.editors.locate import Location, locate
-from gramwright.editors.model import Edit, FileCreate, FileDelete, FileRename, Patch
-from gramwright.editors.paths import ResolvedPath, resolve_path
-from gramwright.editors.report import CheckReport, EditCheck, FileChange, Problem
-from gramwright.editors.snapshot import FileSnapshot, read_snapshot
-from gramwright.editors.splice import splice
+from gramwright.editors.patch.locate import Location, locate
+from gramwright.editors.patch.model import Edit, FileCreate, FileDelete, FileRename, Patch
+from gramwright.editors.patch.paths import ResolvedPath, resolve_path
+from gramwright.editors.patch.report import CheckReport, EditCheck, FileChange, Problem
+from gramwright.editors.patch.snapshot import FileSnapshot, read_snapshot
+from gramwright.editors.patch.splice import splice
 from gramwright.errors import PatchError
 
 __all__ = ["check_patch"]

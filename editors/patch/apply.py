@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.editors import journal
-from gramwright.editors.check import check_patch
-from gramwright.editors.model import Patch
-from gramwright.editors.report import CheckReport, FileChange
-from gramwright.editors.snapshot import sha256
-from gramwright.editors.transaction import Write, WriteFailed, commit
+from gramwright.editors.patch import journal
+from gramwright.editors.patch.check import check_patch
+from gramwright.editors.patch.model import Patch
+from gramwright.editors.patch.report import CheckReport, FileChange
+from gramwright.editors.patch.snapshot import sha256
+from gramwright.editors.patch.transaction import Write, WriteFailed, commit
 from gramwright.errors import PatchError
 
 __all__ = ["ApplyResult", "apply_patch", "plan_writes"]

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from gramwright.editors.edit_lines import FileLines
+from gramwright.editors.generate.lines import FileLines
 from gramwright.grammar.ir import EMPTY, Expr, Grammar, Ref, alt, literal, seq
 
 __all__ = ["Entry", "Rules", "TrieNode", "distinguishing_prefixes", "file_chain", "line_trie"]

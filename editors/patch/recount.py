@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gramwright.editors.model import line_content, line_ending, split_lines
+from gramwright.editors.patch.model import line_content, line_ending, split_lines
 
 __all__ = ["Recounted", "recount_hunks"]
 

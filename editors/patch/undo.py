@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.editors import journal
-from gramwright.editors.paths import find_root, resolve_path
-from gramwright.editors.transaction import Write, commit, current_hash
+from gramwright.editors.patch import journal
+from gramwright.editors.patch.paths import find_root, resolve_path
+from gramwright.editors.patch.transaction import Write, commit, current_hash
 from gramwright.errors import PatchError
 
 __all__ = ["UndoRefused", "UndoResult", "history", "undo"]

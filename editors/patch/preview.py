@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 
-from gramwright.editors.model import split_lines
-from gramwright.editors.report import CheckReport, FileChange
+from gramwright.editors.patch.model import split_lines
+from gramwright.editors.patch.report import CheckReport, FileChange
 
 __all__ = ["preview_diff"]
 

@@ -12,7 +12,7 @@ The patch it writes, one block after another (no fences, no prose)::
 * The path is one of the given files (a closed choice); files come in the given order, each at
   most once, so the blocks of one file are consecutive and can be kept in file order.
 * SEARCH is the shortest unique run from some start line (forced line by line, see
-  ``edit_lines.py``), then as many following lines as the model likes: after each of them the
+  ``lines.py``), then as many following lines as the model likes: after each of them the
   ``=======`` line may come. The next block of the file starts after the last SEARCH line, so
   blocks never overlap. Lines that a SEARCH section cannot hold (``=======``, ``<<<<<<< SEARCH``
   as the parser reads them) end runs.
@@ -22,7 +22,7 @@ The patch it writes, one block after another (no fences, no prose)::
 Rules per file of n lines: ``c{j}`` (the SEARCH may go on with line j or end), ``n{j}`` (after a
 block ending before line j), ``p{j}`` (a later block's start at line j or after), ``l{t}`` (one
 per distinct line text, called from the others) and the trie of first-block starts
-(``edit_grammar.py``): O(n) rules, and the file's text about twice (its distinct lines once, the
+(``grammar.py``): O(n) rules, and the file's text about twice (its distinct lines once, the
 trie's edges once).
 """
 
@@ -31,9 +31,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gramwright.editors.edit_grammar import Entry, Rules, file_chain, line_trie
-from gramwright.editors.edit_lines import FileLines
-from gramwright.editors.parse_search_replace import HEAD
+from gramwright.editors.generate.grammar import Entry, Rules, file_chain, line_trie
+from gramwright.editors.generate.lines import FileLines
+from gramwright.editors.patch.parse_search_replace import HEAD
 from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, alt, char_class, literal, repeat, seq
 from gramwright.grammar.ir import Literal as Lit
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from gramwright.editors.model import Edit, EditFormat, FileCreate, Patch, line_content, split_lines
+from gramwright.editors.patch.model import Edit, EditFormat, FileCreate, Patch, line_content, split_lines
 from gramwright.errors import PatchError
 
 __all__ = ["HEAD", "parse_search_replace"]
