@@ -4,7 +4,7 @@ first mask for the first N lines of this repository's own Python sources, one fo
 `bench/edit_scale.py` times several sizes in one process (later sizes find some work done); this
 times one size in a process of its own, the collector paused during the build as the CLI does.
 
-    python bench/edit_build_cold.py --json [--format udiff|search-replace] [--lines 5000]
+    python -m bench.edit_build_cold --json [--format udiff|search-replace] [--lines 5000]
 """
 
 from __future__ import annotations

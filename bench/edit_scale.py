@@ -13,7 +13,7 @@ For each: grammar build (ours: from the snapshot; plain: text → ``load_source`
 construction, the first mask, then teacher-forcing one 4-line SEARCH block from the middle of the
 file, timing every mask (the one at SEARCH's start is the wide one) and a second block after it.
 
-    python bench/edit_scale.py --json [--lines 500,2000,5000] [--only plain|ours]
+    python -m bench.edit_scale --json [--lines 500,2000,5000] [--only plain|ours]
 """
 
 from __future__ import annotations

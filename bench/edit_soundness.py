@@ -14,7 +14,7 @@ one the mask allows, which is what is under test. Checked:
   ``exact`` (no tolerant level), and applies (``apply_patch`` in a temporary copy), and the
   applied files equal the check's computed content.
 
-    python bench/edit_soundness.py --json [--walks 2000] [--budget 160] [--seed 0]
+    python -m bench.edit_soundness --json [--walks 2000] [--budget 160] [--seed 0]
 """
 
 from __future__ import annotations
