@@ -4,7 +4,14 @@ meaning of each drift. The ``gramwright snapshot`` command, the pytest plugin an
 extension are adapters over :func:`run_snapshots` and :func:`check_source`."""
 
 from gramwright.snapshot.config import SnapshotConfig, discover, load_config
-from gramwright.snapshot.document import Fact, StoredSnapshot, language_facts, parse_snapshot, render_snapshot
+from gramwright.snapshot.document import (
+    Fact,
+    StoredSnapshot,
+    language_facts,
+    parse_snapshot,
+    render_body,
+    render_snapshot,
+)
 from gramwright.snapshot.meaning import LanguageChange, language_changes
 from gramwright.snapshot.run import (
     SnapshotRun,
@@ -31,6 +38,7 @@ __all__ = [
     "language_facts",
     "load_config",
     "parse_snapshot",
+    "render_body",
     "render_snapshot",
     "run_snapshots",
     "tool_version",

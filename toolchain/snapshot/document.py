@@ -29,6 +29,7 @@ __all__ = [
     "StoredSnapshot",
     "language_facts",
     "parse_snapshot",
+    "render_body",
     "render_snapshot",
 ]
 
@@ -116,27 +117,15 @@ def _report_line(entry: ReportEntry) -> str:
     return f"{entry.status} {_dump(entry.pointer)} {entry.keyword}{reason}"
 
 
-def render_snapshot(
-    source: str,
-    sha256: str,
-    version: str,
-    compiled: CompiledSource,
-    gbnf: str,
-    exports: Sequence[tuple[str, str]],
-) -> str:
-    """The snapshot text. ``exports``: (target, text) pairs in the order asked for."""
-    lines = [
-        f"# {FORMAT}",
-        f"{_SOURCE}{source}",
-        f"{_HASH}{sha256}",
-        f"{_VERSION}{version}",
-        f"{_TARGETS}{', '.join(t for t, _ in exports) or '-'}",
-    ]
+def render_body(compiled: CompiledSource, gbnf: str, exports: Sequence[tuple[str, str]] = ()) -> str:
+    """Everything below the header: the report, the language facts, the GBNF, the exports. The
+    syrupy extension stores this alone (a header with a hash and a version belongs to files that
+    ``gramwright snapshot`` owns)."""
     counts = {status: 0 for status in ("exact", "approximated", "discarded")}
     for entry in compiled.report:
         counts[entry.status] += 1
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
-    lines.append(f"{_REPORT}: {summary}" if compiled.is_schema else f"{_REPORT}: a grammar source, no schema")
+    lines = [f"{_REPORT}: {summary}" if compiled.is_schema else f"{_REPORT}: a grammar source, no schema"]
     lines += [_report_line(e) for e in sorted(compiled.report, key=lambda e: e.pointer)]
     if compiled.is_schema:
         lines.append(_FACTS)
@@ -146,6 +135,25 @@ def render_snapshot(
     for target, exported in exports:
         text += f"{_EXPORT}{target}\n{exported.rstrip(chr(10))}\n"
     return text
+
+
+def render_snapshot(
+    source: str,
+    sha256: str,
+    version: str,
+    compiled: CompiledSource,
+    gbnf: str,
+    exports: Sequence[tuple[str, str]],
+) -> str:
+    """The snapshot text. ``exports``: (target, text) pairs in the order asked for."""
+    header = [
+        f"# {FORMAT}",
+        f"{_SOURCE}{source}",
+        f"{_HASH}{sha256}",
+        f"{_VERSION}{version}",
+        f"{_TARGETS}{', '.join(t for t, _ in exports) or '-'}",
+    ]
+    return "\n".join(header) + "\n" + render_body(compiled, gbnf, exports)
 
 
 def _parse_report_line(line: str) -> ReportEntry | None:
