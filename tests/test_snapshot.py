@@ -221,3 +221,22 @@ def test_run_snapshots_returns_data(project: Path) -> None:
     run = run_snapshots(config, update=True)
     assert [r.status for r in run.results] == ["new"] and run.results[0].written and not run.failed
     assert not run_snapshots(config).failed
+
+
+def test_a_source_and_a_folder_outside_the_root(
+    app: typer.Typer, project: Path, tmp_path_factory: Any
+) -> None:
+    """Absolute paths stay absolute in the report, and the snapshot still lands inside --dir."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    _write(elsewhere / "ext.json", {"type": "string"})
+    snaps = tmp_path_factory.mktemp("snaps")
+    code, data = _json(app, str(elsewhere / "ext.json"), "--dir", str(snaps), "--update")
+    assert code == 0 and data["dir"] == snaps.resolve().as_posix()
+    assert data["results"][0]["source"] == (elsewhere / "ext.json").resolve().as_posix()
+    written = list(snaps.rglob("*.snap"))
+    assert (
+        len(written) == 1
+        and written[0].name == "ext.json.snap"
+        and list(elsewhere.iterdir()) == [elsewhere / "ext.json"]
+    )
+    assert _run(app, str(elsewhere / "ext.json"), "--dir", str(snaps))[0] == 0

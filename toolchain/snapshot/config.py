@@ -35,15 +35,17 @@ class SnapshotConfig:
     pyproject: Path | None = None
 
     def snapshot_path(self, source: Path) -> Path:
-        """``<dir>/<source relative to the root>.snap``."""
-        return self.dir / (self.relative(source) + SNAPSHOT_SUFFIX)
+        """``<dir>/<source relative to the root>.snap`` (a source outside the root: its absolute
+        path below ``dir``, never a file beside the source)."""
+        return self.dir / (self.relative(source).lstrip("/") + SNAPSHOT_SUFFIX)
 
     def relative(self, path: Path) -> str:
+        """A POSIX path relative to the root, or the absolute one for a path outside it."""
         resolved = path.resolve()
         try:
             return resolved.relative_to(self.root.resolve()).as_posix()
         except ValueError:
-            return resolved.as_posix().lstrip("/")
+            return resolved.as_posix()
 
 
 def _find_pyproject(start: Path) -> Path | None:
