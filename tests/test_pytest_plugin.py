@@ -44,8 +44,10 @@ def test_po_with_syrupy(gbnf_snapshot):
 
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
+    # hypothesis (a dev dependency here, not the user project's) costs ~1 s of import per run
+    quiet = ["-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", *quiet, *args],
         cwd=project,
         env=env,
         capture_output=True,
