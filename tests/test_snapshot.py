@@ -240,3 +240,11 @@ def test_a_source_and_a_folder_outside_the_root(
         and list(elsewhere.iterdir()) == [elsewhere / "ext.json"]
     )
     assert _run(app, str(elsewhere / "ext.json"), "--dir", str(snaps))[0] == 0
+
+
+def test_nothing_to_check_is_a_usage_error(
+    app: typer.Typer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = _run(app)
+    assert code == 2 and "no schemas or grammars found in schemas, grammars" in out

@@ -128,6 +128,12 @@ def snapshot(
         wanted = None if targets is None else [t.strip() for t in targets.split(",") if t.strip()]
         config = load_config(Path.cwd(), paths or (), directory, wanted)
         run = run_snapshots(config, update=update, ci=ci or in_ci())
+    if not run.results:  # a CI gate that checks nothing must not pass silently
+        where = ", ".join(config.relative(Path(p)) for p in config.paths)
+        common.fail(
+            f"no schemas or grammars found in {where}",
+            "give PATHs, or set paths in [tool.gramwright.snapshot] in pyproject.toml",
+        )
     if fmt == "json":
         sys.stdout.write(common.dump_json(run.to_dict()))
     else:
