@@ -149,7 +149,16 @@ def test_a_version_header_alone_is_a_match_with_a_note(app: typer.Typer, project
     snap = project / "grammar-snapshots" / "grammars" / "answer.gbnf.snap"
     snap.write_text(snap.read_text(encoding="utf-8").replace("# gramwright: ", "# gramwright: 9"), "utf-8")
     code, out = _run(app)
-    assert code == 0 and "header out of date" in out
+    assert code == 0 and "header out of date: the compiler changed (gramwright 9" in out
+    assert "but compiles it the same" in out
+    # a description edited: the source changed, the grammar did not
+    schema = _po(lambda s: s.update(description="a purchase order"))
+    _write(project / "schemas" / "po.json", schema)
+    code, data = _json(app)
+    po = next(r for r in data["results"] if r["source"] == "schemas/po.json")
+    assert (
+        code == 0 and po["status"] == "match" and "the source changed but compiles to the same" in po["note"]
+    )
 
 
 def test_source_and_compiler_change_together(app: typer.Typer, project: Path) -> None:

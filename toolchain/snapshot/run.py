@@ -151,6 +151,19 @@ def _render(path: Path, config: SnapshotConfig, version: str) -> tuple[str, Comp
     return text, compiled, sha
 
 
+def _stale_header_note(source_changed: bool, stored_version: str, version: str) -> str:
+    """A header out of date while the grammar is the same: say which change left it behind."""
+    causes = []
+    if stored_version != version:
+        causes.append(
+            f"the compiler changed (gramwright {stored_version or '?'} → {version}) but compiles it the same"
+        )
+    if source_changed:
+        causes.append("the source changed but compiles to the same grammar")
+    what = "; ".join(causes) or "the header was edited"
+    return f"header out of date: {what}; --update refreshes it"
+
+
 def _diff(old: str, new: str, label: str) -> str:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"{label} (stored)", f"{label} (now)"
@@ -187,7 +200,7 @@ def check_source(path: Path, config: SnapshotConfig, *, update: bool = False) ->
         result.stored_version = stored.version
         if stored.body == now.body:
             if old != text:
-                result.note = "header out of date (source or version); --update refreshes it"
+                result.note = _stale_header_note(stored.source_sha256 != sha, stored.version, version)
         else:
             result.status = "changed"
             result.diff = _diff(old, text, result.snapshot)
