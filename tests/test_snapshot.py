@@ -257,3 +257,22 @@ def test_nothing_to_check_is_a_usage_error(
     monkeypatch.chdir(tmp_path)
     code, out = _run(app)
     assert code == 2 and "no schemas or grammars found in schemas, grammars" in out
+
+
+def test_a_glob_orphans_what_it_no_longer_matches(app: typer.Typer, project: Path) -> None:
+    _write(project / "schemas" / "old.json", {"type": "string"})
+    assert _run(app, "schemas/*.json", "--update")[0] == 0
+    (project / "schemas" / "old.json").rename(project / "schemas" / "old.txt")
+    code, data = _json(app, "schemas/*.json")
+    orphan = next(r for r in data["results"] if r["status"] == "orphaned")
+    assert (
+        code == 1
+        and orphan["source"] == "schemas/old.json"
+        and orphan["note"] == "its source no longer exists"
+    )
+    # a run over grammars/ leaves schemas/po.json's snapshot alone (its source exists, not searched)
+    # but deletes old.json's (its source is gone, whoever searched for it)
+    assert _run(app, "grammars", "--update")[0] == 0
+    assert (project / "grammar-snapshots" / "schemas" / "po.json.snap").is_file()
+    assert not (project / "grammar-snapshots" / "schemas" / "old.json.snap").exists()
+    assert _run(app, "schemas/*.json")[0] == 0 and _run(app, "grammars")[0] == 0

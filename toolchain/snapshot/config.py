@@ -122,6 +122,13 @@ def _has_magic(path: str) -> bool:
     return any(c in path for c in "*?[")
 
 
+def _glob_base(pattern: str) -> Path:
+    """The folder a glob searches: its parts before the first one with a wildcard."""
+    parts = Path(pattern).parts
+    fixed = parts[: next(i for i, part in enumerate(parts) if _has_magic(part))]
+    return Path(*fixed) if fixed else Path.cwd()
+
+
 def discover(config: SnapshotConfig) -> tuple[list[Path], list[Path]]:
     """The sources (sorted, no duplicates, never inside the snapshot folder) and the folders that
     were searched (a snapshot whose source lay in one of them and is gone is orphaned)."""
@@ -130,7 +137,7 @@ def discover(config: SnapshotConfig) -> tuple[list[Path], list[Path]]:
     for entry in config.paths:
         if _has_magic(entry):
             matches = [Path(m) for m in sorted(glob.glob(entry, recursive=True))]
-            searched.append(Path(entry.split("*")[0].rsplit("/", 1)[0] or "/"))
+            searched.append(_glob_base(entry))
         elif Path(entry).is_dir():
             matches = sorted(p for p in Path(entry).rglob("*") if p.suffix.lower() in SOURCE_SUFFIXES)
             searched.append(Path(entry))
