@@ -28,9 +28,8 @@ Examples:
 
   gramwright snapshot --format json | jq '.results[] | select(.status != "match")'
 
-Settings may live in pyproject.toml:
+Settings may live in pyproject.toml, in the table tool.gramwright.snapshot:
 
-  [tool.gramwright.snapshot]
   paths = ["schemas"]
   dir = "grammar-snapshots"
   targets = ["lark"]
@@ -102,7 +101,7 @@ def render_human(run: SnapshotRun) -> str:
 def snapshot(
     paths: list[str] = typer.Argument(
         None,
-        metavar="[PATH...]",
+        metavar="PATH",
         help="Schema/grammar files, folders or globs (default: pyproject or schemas/).",
         show_default=False,
     ),
