@@ -1,8 +1,8 @@
 """Fuzz the four front doors — lint, compile, check and the patch checker — with generated input.
 
-    python bench/fuzz.py --json                     # the campaign: 20,000+ inputs
-    python bench/fuzz.py --per-kind 100 --json      # a quick slice
-    python bench/fuzz.py --kinds patch --per-kind 500 --seed 7
+    python -m bench.fuzz --json                     # the campaign: 20,000+ inputs
+    python -m bench.fuzz --per-kind 100 --json      # a quick slice
+    python -m bench.fuzz --kinds patch --per-kind 500 --seed 7
 
 Hypothesis strategies build JSON Schemas (every keyword the compiler knows, ``$ref``/``$defs``
 with cycles, combinators, deep nesting, odd regexes), GBNF texts and patches (SEARCH/REPLACE,

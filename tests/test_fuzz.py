@@ -1,6 +1,6 @@
 """bench/fuzz.py, a slice in CI: a few hundred generated schemas, GBNF texts and patches through
 lint, compile, check and the patch checker end in a result or a one-line error within the limit,
-with no traceback and no file touched (the campaign itself: ``python bench/fuzz.py --json``)."""
+with no traceback and no file touched (the campaign itself: ``python -m bench.fuzz --json``)."""
 
 from __future__ import annotations
 
