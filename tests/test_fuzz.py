@@ -30,7 +30,7 @@ def test_every_generated_input_ends_in_a_result_or_one_line(fuzz: ModuleType) ->
     assert report["hangs"] == report["tracebacks"] == report["other_errors"] == report["files_changed"] == 0
     doors = report["doors"]
     assert doors["lint"]["runs"] == 70 and doors["compile"]["runs"] == doors["check"]["runs"] == 130
-    assert doors["patch"]["runs"] == 140
+    assert doors["patch"]["runs"] == 70
     # the inputs reach past the readers: some compile, some are refused for what they say
     for door in ("lint", "compile", "check", "patch"):
         assert doors[door]["results"] > 0, (door, doors[door])
