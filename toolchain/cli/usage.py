@@ -45,10 +45,14 @@ def usage_line(exc: Exception) -> str:
     if kind == "MissingParameter":
         message = f"missing {name}" if name else message
     elif kind == "BadParameter" and name:
-        message = f"{name}: {message}"
-    message = " ".join(message.split())  # one line, whatever the parser wrote
-    message = message[:1].lower() + message[1:] if message[:2] != message[:2].upper() else message
+        message = f"{name}: {_lower_first(message)}"
+    message = _lower_first(" ".join(message.split()))  # one line, whatever the parser wrote
     return f"{command}: {message} — see '{command} --help'"
+
+
+def _lower_first(text: str) -> str:
+    """``Input should be`` → ``input should be`` (an error line reads as one sentence)."""
+    return text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else text
 
 
 def _param_name(param: Any) -> str:
