@@ -222,7 +222,16 @@ class Usage:
     files: tuple[tuple[str, bytes], ...] = ()
 
 
+UNEXPECTED_HUNK = b"@@ -1 +1 @@\na.py\n<<<<<<< SEARCH\nzz\n=======\ny\n>>>>>>> REPLACE\n"
+
 USAGE_CASES = [
+    # found by bench/fuzz.py: the diff library's message ended in a newline (two lines)
+    Usage(
+        "patch-unexpected-hunk",
+        ["apply", "{dir}/fix.patch", "--root", "{dir}", "--check"],
+        "not a unified diff: Unexpected hunk found: @@ -1,0 +1,0 @@ (patch line 1)",
+        (("fix.patch", UNEXPECTED_HUNK), ("a.py", b"x\n")),
+    ),
     # a PNG is no model output: refused, never "repaired" into a JSON object
     Usage(
         "validate-binary",
