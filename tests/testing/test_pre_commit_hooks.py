@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 yaml = pytest.importorskip("yaml")
-HOOKS = Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml"
+HOOKS = Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml"
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
 GRAMWRIGHT = Path(sys.executable).parent / "gramwright"
 
