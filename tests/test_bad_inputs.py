@@ -344,12 +344,11 @@ def test_help_paragraphs_wrap_to_the_terminal_not_to_the_source() -> None:
 
 def test_ctrl_c_names_the_cancelled_command_and_exits_130(tmp_path: Path) -> None:
     # a fresh process, as a user runs it: `check` waits on stdin, then gets SIGINT
+    import platform
     import signal
     import subprocess
     import sys
     import time
-
-    import platform
 
     if platform.machine() != "x86_64" or not Path("/proc/self/syscall").exists():
         pytest.skip("tells when the command waits from /proc/PID/syscall (x86-64 Linux)")
