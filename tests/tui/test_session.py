@@ -148,7 +148,7 @@ def test_every_panel_has_help() -> None:
 
 
 def test_errors_are_one_line() -> None:
-    from gramwright.sources import SourceError
+    from gramwright.errors import SourceError
 
     assert one_line(SourceError("a.json", "no such file", "check the path")) == (
         "no such file (a.json) — check the path"

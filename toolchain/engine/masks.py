@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -131,31 +130,6 @@ class MaskComputer:
         # own masks computed since the last ``publish`` (named with the grammar's hash only then:
         # at the end of a run, not in a mask's time)
         self._unpublished: dict[Hashable, LocalMask] = {}
-
-    def state(self) -> dict[str, object]:
-        return {
-            "local": self.local,
-            "cache": self.cache,
-            "local_masks": self.local_masks,
-            "table": self.walker.table,
-            "return_configs": self._return_configs,
-            "empty": self.empty,
-        }
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        self.local = state["local"]
-        self.keys = self.local.keys  # the memo tables of the keys travel with the automaton
-        self.walker = LocalWalker(self.local, self.vocab)
-        self.walker.table = state["table"]
-        self.cache = state["cache"]
-        self.local_masks = state["local_masks"]
-        self._return_configs = state["return_configs"]
-        self.empty = state["empty"]
-        self._chain_lids = {}  # local ids belong to the automaton just replaced
-        self._cheap_lids = {}
-        self._pending = {}
-        self._pending_by_content = {}
-        self._frame_parts = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:
