@@ -99,7 +99,7 @@ def one(
     timeout: float,
     max_new_lines: int | None = None,
 ) -> dict[str, Any]:
-    from gramwright.editors import apply_patch
+    from gramwright.editors import EditFormat, apply_patch
     from gramwright.editors.generate.edit import generate_edit
 
     d = case_dir(row, base)
@@ -107,7 +107,7 @@ def one(
     result = generate_edit(
         [d / row["file_path"]],
         row["prompt"],
-        fmt=fmt,
+        fmt=EditFormat(fmt),
         root=d,
         constrain=constrain,
         mode="check",

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledSource", "load_source"]
 
-SourceKind = Literal["gbnf", "schema", "bundled"]
+SourceKind = Literal["gbnf", "schema", "bundled", "edit"]  # edit: built from files by editors.generate
 Whitespace = Literal["compact", "flexible"]
+
 
 @dataclass
 class CompiledSource:

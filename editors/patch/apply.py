@@ -18,7 +18,7 @@ from gramwright.editors.patch.snapshot import sha256
 from gramwright.editors.patch.transaction import Write, WriteFailed, commit
 from gramwright.errors import PatchError
 
-__all__ = ["ApplyResult", "apply_patch", "plan_writes"]
+__all__ = ["ApplyResult", "apply_checked", "apply_patch", "plan_writes"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,13 @@ def apply_patch(patch: Patch, root: Path | str, *, fuzzy: bool = False) -> Apply
     file already written); a patch that does not apply is ``applied=False`` with the report.
     """
     report = check_patch(patch, root, fuzzy)
+    return apply_checked(report, patch)
+
+
+def apply_checked(report: CheckReport, patch: Patch) -> ApplyResult:
+    """Write what ``report`` — ``check_patch(patch, ...)``'s — computed, without checking the
+    patch again (each write still re-checks its file's hash, so a file changed since the check is
+    refused and nothing is written). A report that is not ``ok`` writes nothing."""
     if not report.ok:
         return ApplyResult(report, False, None, ())
     plan = plan_writes(report)

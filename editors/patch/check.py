@@ -9,6 +9,7 @@ written here — :mod:`.apply` writes exactly what this report computed.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,8 +34,11 @@ class _Target:
 
 
 class _Checker:
-    def __init__(self, patch: Patch, root: Path, fuzzy: bool) -> None:
+    def __init__(
+        self, patch: Patch, root: Path, fuzzy: bool, snapshots: Mapping[str, FileSnapshot] | None = None
+    ) -> None:
         self.patch, self.root, self.fuzzy = patch, root, fuzzy
+        self.snapshots = snapshots or {}
         self.targets: dict[str, _Target] = {}
         self.rename_to: dict[str, tuple[ResolvedPath, FileRename]] = {}
         self.checks: list[EditCheck] = []
@@ -83,6 +87,8 @@ class _Checker:
 
     def read(self, target: _Target, line: int) -> FileSnapshot | bool | None:
         """The snapshot, None when the file does not exist, False when it cannot be used."""
+        if target.where.path in self.snapshots:
+            return self.snapshots[target.where.path]
         if not target.where.real.exists():
             return None
         try:
@@ -236,10 +242,18 @@ def _mark_overlaps(located: list[tuple[int, Location]]) -> list[tuple[int, Locat
     return out
 
 
-def check_patch(patch: Patch, root: Path | str, fuzzy: bool = False) -> CheckReport:
+def check_patch(
+    patch: Patch,
+    root: Path | str,
+    fuzzy: bool = False,
+    *,
+    snapshots: Mapping[str, FileSnapshot] | None = None,
+) -> CheckReport:
     """Check ``patch`` against the files under ``root`` without writing anything.
 
-    Raises :class:`PatchError` for a path that escapes ``root`` (before any file is read); every
-    other finding is in the report (``report.ok`` says whether the patch applies).
+    ``snapshots`` (by path relative to ``root``) are files the caller has read already: they are
+    not read again (an apply still re-checks each file's hash before it writes). Raises
+    :class:`PatchError` for a path that escapes ``root`` (before any file is read); every other
+    finding is in the report (``report.ok`` says whether the patch applies).
     """
-    return _Checker(patch, Path(root).resolve(), fuzzy).run()
+    return _Checker(patch, Path(root).resolve(), fuzzy, snapshots).run()

@@ -83,6 +83,7 @@ def edit(
     console = Console(stderr=True)
     with common.user_errors(), frozen_after_cold_masks():
         from gramwright.editors.generate.edit import generate_edit
+        from gramwright.editors.patch.model import EditFormat
 
         if root is not None and not root.is_dir():
             common.fail(f"--root {root}: not a directory")
@@ -91,7 +92,7 @@ def edit(
                 [str(f) for f in files],
                 instruction,
                 model=model,
-                fmt=edit_format.value,
+                fmt=EditFormat(edit_format.value),
                 root=root,
                 constrain=not no_constrain,
                 mode=mode,
