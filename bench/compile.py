@@ -30,21 +30,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from bench.masks import DATA, SPLITS
 from gramwright.schema.conformance import time_limit
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench"
-SPLITS = (
-    "Github_trivial",
-    "Github_easy",
-    "Github_medium",
-    "Glaiveai2K",
-    "JsonSchemaStore",
-    "Kubernetes",
-    "Snowplow",
-)
 TIMEOUT_S = 10.0
 
 
