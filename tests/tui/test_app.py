@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -26,7 +25,6 @@ from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, 
 from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
 SIZE = (120, 40)
 pytestmark = pytest.mark.anyio
 # The first lint imports jsonschema's format checkers (seconds on a busy machine); later ones take ms.
@@ -36,13 +34,6 @@ VALID_DOC = (
     '{"supplier":"Lenovo","total_amount":10000,"items":[{"name":"ThinkPad","qty":2,"unit_price":5000}]}'
 )
 INVALID_DOC = '{"supplier":"Lenovo","total_amount":1,"items":[{"name":"x","qty":0,"unit_price":1}]}'
-
-
-@pytest.fixture
-def schema_path(tmp_path: Path) -> Path:
-    path = tmp_path / "purchase_order.json"
-    shutil.copyfile(EXAMPLE, path)
-    return path
 
 
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
