@@ -33,11 +33,6 @@ Exit codes: 0 applied (with --check: every edit applies), 1 not applicable (noth
 """
 
 
-class OutputFormat(StrEnum):
-    human = "human"
-    json = "json"
-
-
 class EditFormatChoice(StrEnum):
     auto = "auto"
     search_replace = "search-replace"
@@ -65,14 +60,14 @@ def _root(root: Path | None) -> Path:
     return root.resolve()
 
 
-def _emit(data: dict[str, Any] | None, text: str, output_format: OutputFormat) -> None:
-    sys.stdout.write(common.dump_json(data) if output_format is OutputFormat.json else text)
+def _emit(data: dict[str, Any] | None, text: str, output_format: str) -> None:
+    sys.stdout.write(common.dump_json(data) if output_format == "json" else text)
 
 
 ROOT_OPTION = typer.Option(
     None, "--root", help="Project root; every path must stay inside it. Default: git top level, else cwd."
 )
-FORMAT_OPTION = typer.Option(OutputFormat.human, "--format", "-f", help="Output format.")
+FORMAT_OPTION = typer.Option("human", "--format", "-f", help="human | json")
 
 
 def apply(
@@ -86,8 +81,9 @@ def apply(
         False, "--dry-run", help="Print the unified diff it would write; write nothing."
     ),
     fuzzy: bool = typer.Option(False, "--fuzzy", help="Accept tolerant (unique) matches too."),
-    output_format: OutputFormat = FORMAT_OPTION,
+    output_format: str = FORMAT_OPTION,
 ) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.cli.apply_render import render_report
         from gramwright.editors import apply_patch, check_patch, parse_patch, preview_diff
@@ -104,7 +100,7 @@ def apply(
             data = {**report.as_dict(), "applied": False, "backup_id": None}
             if dry_run and report.ok:
                 diff = preview_diff(report)
-                if output_format is OutputFormat.json:
+                if output_format == "json":
                     _emit({**data, "diff": diff}, "", output_format)
                 else:
                     sys.stdout.write(diff)
@@ -133,8 +129,9 @@ def undo(
         None, metavar="[ID]", help="Journal entry (default: latest applied)."
     ),
     root: Path | None = ROOT_OPTION,
-    output_format: OutputFormat = FORMAT_OPTION,
+    output_format: str = FORMAT_OPTION,
 ) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.editors import undo as undo_entry
         from gramwright.editors.patch.undo import UndoRefused
@@ -147,7 +144,8 @@ def undo(
         _emit({"entry": result.entry.as_dict(), "restored": list(result.restored)}, text, output_format)
 
 
-def history(root: Path | None = ROOT_OPTION, output_format: OutputFormat = FORMAT_OPTION) -> None:
+def history(root: Path | None = ROOT_OPTION, output_format: str = FORMAT_OPTION) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.cli.apply_render import render_history
         from gramwright.editors import history as journal_history
