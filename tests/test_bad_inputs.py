@@ -54,10 +54,21 @@ CASES = [
     Case(
         "remote-ref", "remote.json", b'{"$ref": "https://example.com/schemas/person.json"}', lint_finding=True
     ),
+    # a cycle that consumes no input: refused naming the cycle's keywords (it used to hang)
+    Case("ref-cycle", "cycle.json", b'{"$ref": "#"}', lint_finding=True),
+    Case(
+        "allof-cycle",
+        "allof.json",
+        b'{"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"anyOf": [{"$ref": "#/$defs/a"}]}},'
+        b' "properties": {"x": {"$ref": "#/$defs/a"}}}',
+        lint_finding=True,
+    ),
     Case("gbnf-unclosed-group", "group.gbnf", b'root ::= a\na ::= "x" ( "y"\nb ::= "z"\n', context=True),
     Case("gbnf-unclosed-string", "string.gbnf", b'root ::= a\na ::= "x\nb ::= "y"\n', context=True),
     Case("gbnf-undefined-rule", "undefined.gbnf", b"root ::= item+\n"),
     Case("gbnf-binary", "binary.gbnf", PNG),
+    # unrolled into 99,999 copies, checking took tens of seconds: refused as llama.cpp does
+    Case("gbnf-huge-repetition", "repeat.gbnf", b'root ::= ([^"]{99999} "x")\n', context=True),
 ]
 
 
@@ -189,3 +200,177 @@ def test_compile_to_an_unwritable_output_is_one_line_and_touches_nothing(tmp_pat
         assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
         _assert_one_error(result, Case("out", str(target), None), str(target))
         assert _tree(tmp_path) == before, target
+
+
+# -- the other front doors: outputs, metrics files, rules, option values ---------------------------
+
+XRULES_SCHEMA = {
+    "type": "object",
+    "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+    "x-rules": [
+        {"id": "a-lt-b", "rule": "self.a < self.b", "message": "a must be below b", "severity": "error"}
+    ],
+}
+LONG_CEL = "self.a < < self.b + (((" + " + self.a" * 20
+
+
+@dataclass(frozen=True)
+class Usage:
+    name: str
+    args: list[str]  # {dir} is the test's folder
+    says: str  # what the one error line must contain
+    files: tuple[tuple[str, bytes], ...] = ()
+
+
+UNEXPECTED_HUNK = b"@@ -1 +1 @@\na.py\n<<<<<<< SEARCH\nzz\n=======\ny\n>>>>>>> REPLACE\n"
+
+USAGE_CASES = [
+    # found by bench/fuzz.py: the diff library's message ended in a newline (two lines)
+    Usage(
+        "patch-unexpected-hunk",
+        ["apply", "{dir}/fix.patch", "--root", "{dir}", "--check"],
+        "not a unified diff: Unexpected hunk found: @@ -1,0 +1,0 @@ (patch line 1)",
+        (("fix.patch", UNEXPECTED_HUNK), ("a.py", b"x\n")),
+    ),
+    # a PNG is no model output: refused, never "repaired" into a JSON object
+    Usage(
+        "validate-binary",
+        ["validate", "--schema", "{dir}/s.json", "{dir}/image.bin"],
+        "binary",
+        (("image.bin", PNG),),
+    ),
+    Usage(
+        "validate-bad-utf8",
+        ["validate", "--schema", "{dir}/s.json", "{dir}/o.txt"],
+        "not valid UTF-8 at byte 7",
+        (("o.txt", b'{"a":1}\xff'),),
+    ),
+    # a requests file is no metrics file: not an all-zero summary
+    Usage(
+        "report-requests",
+        ["report", "{dir}/requests.jsonl"],
+        "not a metrics row",
+        (("requests.jsonl", b'{"id": "r1", "prompt": "x"}\n'),),
+    ),
+    Usage("report-binary", ["report", "{dir}/image.bin"], "binary", (("image.bin", PNG),)),
+    # a pattern that is no regex: an error in compile, as lint calls it (meta/invalid-schema)
+    Usage(
+        "compile-invalid-pattern",
+        ["compile", "{dir}/re.json"],
+        "schema /properties/id/pattern: invalid ECMA-262 regex",
+        (("re.json", b'{"type": "object", "properties": {"id": {"type": "string", "pattern": "(a"}}}'),),
+    ),
+    # option values: one line naming the command and the option, with a hint to --help
+    Usage(
+        "max-tokens-0",
+        ["generate", "--schema", "{dir}/s.json", "--prompt", "x", "--max-tokens", "0"],
+        "gramwright generate: --max-tokens: ",
+    ),
+    Usage(
+        "lint-format-xml",
+        ["lint", "{dir}/s.json", "--format", "xml"],
+        "gramwright lint: --format: 'xml' is not one of",
+    ),
+    Usage(
+        "unknown-option", ["compile", "{dir}/s.json", "--nope"], "gramwright compile: no such option: --nope"
+    ),
+    Usage("missing-argument", ["check", "{dir}/s.json"], "gramwright check: missing argument DOCUMENT"),
+    # an unknown engine is refused before the verdict is printed
+    Usage(
+        "check-engine-vllm",
+        ["check", "{dir}/s.json", "{dir}/doc.json", "--engine", "vllm"],
+        "unknown --engine 'vllm'",
+    ),
+    # the parser's error is cut to the expression and the column
+    Usage(
+        "cel-syntax",
+        ["validate", "--schema", "{dir}/cel.json", "{dir}/doc.json"],
+        "at column 10: extraneous input '<'",
+        (
+            (
+                "cel.json",
+                json.dumps(
+                    {**XRULES_SCHEMA, "x-rules": [{"id": "r", "rule": LONG_CEL, "message": "m"}]}
+                ).encode(),
+            ),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", USAGE_CASES, ids=[c.name for c in USAGE_CASES])
+def test_bad_values_and_files_are_one_line(tmp_path: Path, case: Usage) -> None:
+    (tmp_path / "s.json").write_text(json.dumps(XRULES_SCHEMA), encoding="utf-8")
+    (tmp_path / "doc.json").write_text('{"a": 1, "b": 2}', encoding="utf-8")
+    for name, content in case.files:
+        (tmp_path / name).write_bytes(content)
+    before = _tree(tmp_path)
+    result = runner.invoke(app, [a.replace("{dir}", str(tmp_path)) for a in case.args])
+    assert _tree(tmp_path) == before
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "╭" not in result.stderr, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert case.says in lines[0]
+    assert len(lines[0].replace(str(tmp_path), "")) < 200, lines[0]  # short: no parser dump
+    assert not any(ch < " " for ch in result.output.replace("\n", "")), "control characters printed"
+    assert "accepted" not in result.output
+
+
+def test_compile_takes_an_invalid_pattern_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "re.json"
+    path.write_text('{"type": "string", "pattern": "(a"}', encoding="utf-8")
+    result = runner.invoke(app, ["compile", str(path), "--allow-invalid-pattern"])
+    assert result.exit_code == 0 and "root ::=" in result.stdout
+    assert "discarded: /pattern" in result.stderr
+
+
+def test_a_failed_schema_rule_is_printed_once(tmp_path: Path) -> None:
+    (tmp_path / "s.json").write_text(json.dumps(XRULES_SCHEMA), encoding="utf-8")
+    (tmp_path / "o.txt").write_text('{"a": 5, "b": 1}', encoding="utf-8")
+    result = runner.invoke(app, ["validate", "--schema", str(tmp_path / "s.json"), str(tmp_path / "o.txt")])
+    assert result.exit_code == 1
+    assert result.stdout.count("a must be below b") == 1, result.stdout
+
+
+def test_help_paragraphs_wrap_to_the_terminal_not_to_the_source() -> None:
+    result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    # one paragraph written over three source lines shows on one line of a wide terminal
+    assert (
+        "every JSON schema shares (string bodies, numbers, literals, keys) and the bundled" in result.stdout
+    )
+
+
+def test_ctrl_c_names_the_cancelled_command_and_exits_130(tmp_path: Path) -> None:
+    # a fresh process, as a user runs it: `check` waits on stdin, then gets SIGINT
+    import platform
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if platform.machine() != "x86_64" or not Path("/proc/self/syscall").exists():
+        pytest.skip("tells when the command waits from /proc/PID/syscall (x86-64 Linux)")
+    exe = Path(sys.executable).with_name("gramwright")
+    proc = subprocess.Popen(
+        [str(exe), "check", "json", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    # past the imports (seconds on a busy machine): wait until it blocks reading its input
+    syscall = Path(f"/proc/{proc.pid}/syscall")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if syscall.read_text().startswith("0 0x0 "):  # read(0, ...) on x86-64 Linux
+                break
+        except OSError:
+            pytest.skip("no /proc/PID/syscall here: cannot tell when the command waits")
+        time.sleep(0.1)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode().strip().splitlines()[-1] == "gramwright check: cancelled (Ctrl-C)"

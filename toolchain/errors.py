@@ -44,8 +44,10 @@ class GramwrightError(Exception):
         return f"{self.message} ({self.where})" if self.where else self.message
 
     def one_line(self) -> str:
-        """``message (where) — hint``: what the CLI prints after ``error:``."""
-        return str(self) + (f" — {self.hint}" if self.hint else "")
+        """``message (where) — hint``: what the CLI prints after ``error:``, on one line even when
+        a message carries a library's multi-line text."""
+        line = str(self) + (f" — {self.hint}" if self.hint else "")
+        return " ".join(part.strip() for part in line.splitlines() if part.strip())
 
     def get_context(self, text: str = "", span: int = 40) -> str:
         """The offending line with a caret under the column, where the error knows a position in

@@ -11,6 +11,7 @@ compiler did). Pure core: no printing. The CLI, the TUI and the public API all c
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -77,11 +78,13 @@ def load_source(
     text: str | None = None,
     whitespace: Whitespace = "compact",
     close_objects: bool = False,
+    cancelled: Callable[[], bool] | None = None,
 ) -> CompiledSource:
     """Load and compile ``path``: a ``.gbnf`` file, a JSON Schema ``.json`` file, or a bundled
     grammar name (``json``, ``arithmetic``, …). ``text`` gives the content instead of reading the
     file (the TUI's unsaved buffer). ``close_objects``: schemas only — an absent
-    ``additionalProperties`` means ``false``.
+    ``additionalProperties`` means ``false``. ``cancelled``: schemas only — asked while
+    compiling; True stops it with :class:`~gramwright.schema.errors.CompileCancelled`.
 
     Raises a :class:`~gramwright.errors.GramwrightError` subclass (``SourceError``,
     ``SchemaError``, ``GrammarError``) that names the file and what to do.
@@ -109,7 +112,7 @@ def load_source(
         from gramwright.schema.load import parse_schema_text
 
         schema = parse_schema_text(text, path)  # it drops a byte-order mark itself
-        return _compile_schema(path, schema, whitespace, close_objects)
+        return _compile_schema(path, schema, whitespace, close_objects, cancelled)
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
 
@@ -130,13 +133,21 @@ def _read_text(p: Path, path: str) -> str:
         ) from None
 
 
-def _compile_schema(path: str, schema: Any, whitespace: Whitespace, close_objects: bool) -> CompiledSource:
+def _compile_schema(
+    path: str,
+    schema: Any,
+    whitespace: Whitespace,
+    close_objects: bool,
+    cancelled: Callable[[], bool] | None = None,
+) -> CompiledSource:
     from gramwright.schema import CompileOptions, compile_schema
 
     base_uri = Path(path).resolve().as_uri() if Path(path).exists() else None
     options = CompileOptions(whitespace=whitespace, close_objects=close_objects)
     try:
-        compiled = compile_schema(schema, base_uri=base_uri, options=options, source=path)
+        compiled = compile_schema(
+            schema, base_uri=base_uri, options=options, source=path, cancelled=cancelled
+        )
     except GramwrightError as exc:
         if not exc.where.startswith(path):
             exc.where = f"{path}, {exc.where}" if exc.where else path

@@ -116,7 +116,7 @@ def parse_udiff(text: str) -> Patch:
     except UnidiffParseError as exc:
         line = _where_failed(str(exc), split_lines(recounted.text))
         raise PatchError(
-            f"not a unified diff: {exc}",
+            f"not a unified diff: {' '.join(str(exc).split())}",  # unidiff's message ends in a newline
             where=f"patch line {line}",
             hint="each file needs ---/+++ lines and hunks '@@ -a,b +c,d @@' of ' ', '-', '+' lines",
         ) from None

@@ -412,3 +412,23 @@ def test_unknown_bundled_grammar(name: str) -> None:
     with pytest.raises(UnknownBundledGrammarError) as info:
         load_bundled(name)
     assert "json" in info.value.hint
+
+
+@pytest.mark.parametrize(
+    ("text", "copies"),
+    [
+        ("root ::= [a-z]{99999}\n", 99999),
+        ('root ::= ([^"]{3000} "x")\n', 3000),
+        ("root ::= (([a-z]{100}){30})\n", 3000),  # nested repetitions multiply
+        ("root ::= ([a-z]{2,}){2001,}\n", 4002),
+    ],
+)
+def test_a_repetition_past_the_unroll_limit_is_refused(text: str, copies: int) -> None:
+    # it used to be unrolled: checking a document against {99999} took longer than any limit
+    with pytest.raises(GrammarSyntaxError, match=f"unrolls to {copies} copies"):
+        parse_gbnf(text)
+
+
+def test_repetitions_up_to_the_limit_and_through_rules_are_kept() -> None:
+    g = parse_gbnf("root ::= item{2000}\nitem ::= [a-z]{2000}\n")  # a rule call is not unrolled
+    assert set(g.rules) == {"root", "item"}

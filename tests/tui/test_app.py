@@ -446,3 +446,38 @@ async def test_sample_streams_tokens_and_keeps_the_ui_responsive(schema_path: Pa
         else:
             assert "finish: length" in result
             assert "truncated" in result
+
+
+async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
+    # ~2,000 subschemas: the compile takes seconds; quitting must not wait for it (a worker thread
+    # cannot be killed, so the compiler asks the worker whether it was cancelled)
+    n = 2000
+    props = {
+        f"p{i}": {"type": "object", "properties": {"x": {"type": "string", "pattern": f"^a{i}[0-9]+$"}}}
+        for i in range(n)
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"type": "object", "properties": props}), encoding="utf-8")
+    app = GramwrightApp(path)
+    started, ended = threading.Event(), threading.Event()
+    times: list[float] = []
+    real_compile = app.session.compile
+
+    def observed(text: str, cancelled: Callable[[], bool] | None = None) -> Any:
+        started.set()  # the real compile runs; the test only sees how long it takes
+        t0 = time.perf_counter()
+        try:
+            return real_compile(text, cancelled=cancelled)
+        finally:
+            times.append(time.perf_counter() - t0)
+            ended.set()
+
+    app.session.compile = observed  # type: ignore[method-assign]  # an observer around the real call
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, started.is_set, FIRST_RESULT_S)
+        await pilot.press("ctrl+q")
+    assert ended.wait(60)
+    t0 = time.perf_counter()
+    load_source(str(path))
+    full = time.perf_counter() - t0
+    assert times[0] < full / 2, (times, full)

@@ -8,7 +8,7 @@ import typer
 
 from gramwright.api import check_document
 from gramwright.cli import common
-from gramwright.cli.serving_cli import check_with_engine, compile_to_target
+from gramwright.cli.serving_cli import check_engine_name, check_with_engine, compile_to_target
 from gramwright.grammar.export import TARGETS as EXPORT_TARGETS
 from gramwright.grammar.gbnf import emit_gbnf
 from gramwright.sources import CompiledSource, Whitespace, load_source
@@ -73,6 +73,11 @@ def register(app: typer.Typer) -> None:
             "-t",
             help="Export for a server: " + " | ".join(EXPORT_TARGETS) + " (docs/serving.md).",
         ),
+        allow_invalid_pattern: bool = typer.Option(
+            False,
+            "--allow-invalid-pattern",
+            help="Compile even when a pattern is no valid regex (it is dropped from the grammar).",
+        ),
     ) -> None:
         fmt = common.output_format(fmt, choices=("gbnf", "json"))
         space = _whitespace(whitespace)
@@ -80,6 +85,15 @@ def register(app: typer.Typer) -> None:
         with common.user_errors():
             loaded = load_source(source, whitespace=space)
             text = emit_gbnf(loaded.grammar)
+        invalid = [item for item in loaded.report if item.invalid_regex]
+        if invalid and not allow_invalid_pattern:
+            # lint calls it an error (meta/invalid-schema): a grammar without it is not the schema
+            first = invalid[0]
+            reason = first.reason.removeprefix("regex not expressible: ")
+            common.fail(
+                f"{source}: schema {first.pointer or '/'}: {reason}",
+                "fix the regular expression, or pass --allow-invalid-pattern to compile without it",
+            )
         if target is not None:
             compile_to_target(loaded, target, fmt, output)
             return
@@ -109,6 +123,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         fmt = common.output_format(fmt)
         space = _whitespace(whitespace)
+        check_engine_name(engine)
         with common.user_errors():
             loaded = load_source(grammar, whitespace=space)
         data = common.read_bytes(document)

@@ -11,9 +11,11 @@ import sys
 import typer
 
 from gramwright.cli import common
+from gramwright.cli.usage import GramwrightGroup
 
 app = typer.Typer(
     name="gramwright",
+    cls=GramwrightGroup,  # usage errors as one line, help reflowed, Ctrl-C named: cli/usage.py
     help=(
         "Make language-model output parseable by construction.\n\n"
         "Masks guarantee the *form* of an output (it belongs to the grammar); they never guarantee "

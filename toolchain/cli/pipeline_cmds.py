@@ -58,8 +58,17 @@ def _load(schema: str, rules: str | None, overrides: dict[str, Any]) -> tuple[An
 
 
 def _texts(data: bytes, name: str, jsonl: bool) -> list[tuple[str, str, str]]:
-    """(id, text, finish_reason) items: one text, or one per JSONL line."""
-    text = data.decode("utf-8", "replace")
+    """(id, text, finish_reason) items: one text, or one per JSONL line. Binary data is refused
+    (a model's output is text; repairing a PNG "into" JSON would call garbage a result)."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        common.fail(
+            f"{name}: a binary file, not text (NUL byte at byte {nul})", "give the output as UTF-8 text"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        common.fail(f"{name}: not valid UTF-8 at byte {exc.start}", "give the output as UTF-8 text")
     if not (jsonl or name.endswith(".jsonl")):
         return [(name, text, "stop")]
     items = []

@@ -52,13 +52,18 @@ def compile_to_target(loaded: CompiledSource, target: str, fmt: str, output: Pat
     common.write_output(exported.text, output)
 
 
+def check_engine_name(engine: str | None) -> None:
+    """Refuse an unknown ``--engine`` before any work is done (or printed)."""
+    if engine is not None and engine not in ENGINE_TARGETS:
+        common.fail(f"unknown --engine {engine!r}", "use xgrammar or llguidance")
+
+
 def check_with_engine(loaded: CompiledSource, engine: str, data: bytes, ours: bool, fmt: str) -> int:
     """Run ``data`` through each export ``engine`` reads; print the verdicts beside ours and how
     the servers will detect each text's dialect. The exit code is the engine's verdict."""
     from gramwright.serving import detect_dialects, load_in_engine
 
-    if engine not in ENGINE_TARGETS:
-        common.fail(f"unknown --engine {engine!r}", "use xgrammar or llguidance")
+    check_engine_name(engine)
     results: list[dict[str, Any]] = []
     with common.user_errors():
         for target in ENGINE_TARGETS[engine]:

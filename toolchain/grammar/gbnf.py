@@ -70,6 +70,19 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "[": "[", "]": "]", "-": "-"}
 _ESCAPES_HINT = r"one of \n \r \t \\ \" \[ \] \- \xHH \uHHHH \UHHHHHHHH"
 _SYMBOL = "a string, a character class, a rule name, '(' or '.'"
+# A bounded repetition is unrolled into copies of its body (here and in llama.cpp, whose grammar
+# parser refuses past the same MAX_REPETITION_THRESHOLD); nested repetitions multiply. Past it a
+# grammar took tens of seconds to check ({99999}) instead of failing at once.
+MAX_REPETITION = 2000
+
+
+def _copies(expr: Expr) -> int:
+    """How many copies of its innermost part a (repeated) expression unrolls to."""
+    if isinstance(expr, Repeat):
+        return max(expr.min, expr.max or 0, 1) * _copies(expr.item)
+    if isinstance(expr, Seq | Alt):
+        return max((_copies(e) for e in expr.items), default=1)
+    return 1
 
 
 def is_rule_name(name: str) -> bool:
@@ -246,6 +259,13 @@ class _Parser:
                 lo, hi = self._quantifier(nested)
                 if hi is not None and hi < lo:
                     raise self._error(f"repetition {{{lo},{hi}}} has max < min", "max >= min", start)
+                copies = max(lo, hi or 0) * _copies(items[-1])
+                if copies > MAX_REPETITION:
+                    raise self._error(
+                        f"repetition unrolls to {copies} copies (at most {MAX_REPETITION}, as in llama.cpp)",
+                        "a smaller count, or '*'/'+' with the length checked after generation",
+                        start,
+                    )
                 items[-1] = repeat(items[-1], lo, hi)
             elif ch in "<!":
                 raise self._error("token matches (<...>, !<...>) are not supported", _SYMBOL)

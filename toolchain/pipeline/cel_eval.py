@@ -10,6 +10,7 @@ counts UTF-8 bytes in this implementation, not characters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -52,8 +53,26 @@ def compile_expression(expression: str, declared_at: str = "") -> Any:
     try:
         return _compiled(expression)
     except ValueError as exc:
-        first = str(exc).splitlines()[0]
-        raise PipelineError(f"CEL syntax error: {first}", where=declared_at) from None
+        raise PipelineError(cel_syntax_message(expression, str(exc)), where=declared_at) from None
+
+
+# The parser's first complaint: "ERROR: <input>:LINE:COL: Syntax error: WHAT expecting {...}"
+_CEL_ERROR = re.compile(r"ERROR: <input>:(\d+):(\d+): (?:Syntax error: )?(.*?)(?: expecting \{.*)?$", re.M)
+
+
+def cel_syntax_message(expression: str, error: str) -> str:
+    """One short line: the expression (cut when long), where it breaks, and why — not the
+    parser's list of every token it would have accepted, nor its caret drawing."""
+    shown = " ".join(expression.split())
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    m = _CEL_ERROR.search(error)
+    if m is None:
+        return f"CEL syntax error in {shown!r}: {' '.join(error.split())[:120]}"
+    line, column, what = int(m.group(1)), int(m.group(2)), m.group(3).strip()
+    what = "the expression ends too early" if what == "mismatched input '<EOF>'" else what
+    where = f"column {column}" if "\n" not in expression else f"line {line}, column {column}"
+    return f"CEL syntax error in {shown!r} at {where}: {what}"
 
 
 def _approx(a: Any, b: Any, tol: Any) -> bool:

@@ -22,9 +22,19 @@ __all__ = ["read_metrics", "summarize", "summary_lines"]
 def read_metrics(path: Path) -> list[dict[str, Any]]:
     """Metrics rows, one per id (a row written twice — a crash between two writes — counts once)."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         raise PipelineError(f"cannot read the metrics: {exc.strerror or exc}", where=str(path)) from None
+    hint = "give the JSONL file `extract --metrics` wrote"
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise PipelineError(
+            f"a binary file, not metrics JSONL (NUL byte at byte {nul})", where=str(path), hint=hint
+        )
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise PipelineError(f"not valid UTF-8 at byte {exc.start}", where=str(path), hint=hint) from None
     by_id: dict[str, dict[str, Any]] = {}
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -36,7 +46,10 @@ def read_metrics(path: Path) -> list[dict[str, Any]]:
                 break  # a torn last line: the row in flight when the process died
             raise PipelineError("not a JSON line", where=f"{path}:{n}") from None
         if not isinstance(row, dict) or "id" not in row:
-            raise PipelineError("a metrics row needs an id", where=f"{path}:{n}")
+            raise PipelineError("a metrics row needs an id", where=f"{path}:{n}", hint=hint)
+        if "status" not in row:
+            # an input or request file ({id, prompt}) would otherwise sum to an all-zero summary
+            raise PipelineError("not a metrics row (no status)", where=f"{path}:{n}", hint=hint)
         by_id[str(row["id"])] = row
     return list(by_id.values())
 

@@ -62,9 +62,17 @@ class RuleSet:
         return bool(self.rules or self.fills)
 
     def merged(self, other: RuleSet | None) -> RuleSet:
+        """Both sets' rules; a rule already here (the schema's ``x-rules``, which every entry
+        point adds, merged again by a caller that resolved them itself) is not added twice, or its
+        failure would be reported twice."""
         if other is None:
             return self
-        return RuleSet(self.rules + other.rules, self.fills + other.fills)
+
+        def known(rule: RuleSpec) -> bool:
+            return any(rule == mine and rule.python is mine.python for mine in self.rules)
+
+        rules = self.rules + tuple(r for r in other.rules if not known(r))
+        return RuleSet(rules, self.fills + tuple(f for f in other.fills if f not in self.fills))
 
     @classmethod
     def from_callables(cls, callables: Iterable[PythonRule], severity: Severity = "error") -> RuleSet:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from gramwright.errors import GrammarError
 
+# How a pattern that is no regular expression at all is reported (compile report reasons start
+# with it after "regex not expressible: "; ``ReportEntry.invalid_regex`` looks for it).
+INVALID_REGEX = "invalid ECMA-262 regex"
+
 
 class RegexUnsupported(GrammarError):
     """A pattern (or one construct in it) that cannot become a grammar expression.

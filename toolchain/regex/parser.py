@@ -18,7 +18,7 @@ no ECMA-262 reading accepts (``(?i)``, ``(?P<n>…)``, ``a**``, ``[z-a]``) raise
 from __future__ import annotations
 
 from gramwright.regex import charsets as cs
-from gramwright.regex.errors import RegexSyntaxError, RegexUnsupported
+from gramwright.regex.errors import INVALID_REGEX, RegexSyntaxError, RegexUnsupported
 from gramwright.regex.nodes import (
     Anchor,
     BackReference,
@@ -100,7 +100,7 @@ class _Parser:
     # -- helpers -------------------------------------------------------------------------------
     def error(self, reason: str, position: int | None = None) -> RegexSyntaxError:
         where = self.pos if position is None else position
-        return RegexSyntaxError(f"invalid ECMA-262 regex: {reason}", where, self.text)
+        return RegexSyntaxError(f"{INVALID_REGEX}: {reason}", where, self.text)
 
     def note(self, text: str) -> None:
         line = f"{ECMA_READING}: {text}"

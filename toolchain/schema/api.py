@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -43,6 +44,7 @@ def compile_schema(
     options: CompileOptions | None = None,
     registry: SchemaRegistry | None = None,
     source: str = "",
+    cancelled: Callable[[], bool] | None = None,
 ) -> CompiledSchema:
     """Compile a JSON Schema (draft-04 … 2020-12) into the grammar IR.
 
@@ -51,6 +53,8 @@ def compile_schema(
     :data:`~gramwright.schema.depth.MAX_SCHEMA_DEPTH` nested subschemas (``source``, the file
     name, is what that error names) and ``TimeoutError`` past ``options.timeout_s``. Pass a
     ``registry`` to share resolved documents with a validator (the conformance runner does).
+    ``cancelled`` is asked between subschemas; once it answers True the compilation stops with
+    :class:`~gramwright.schema.errors.CompileCancelled` (a thread cannot be stopped from outside).
     """
     options = options or CompileOptions()
     source = source or _source_name(base_uri)
@@ -61,7 +65,7 @@ def compile_schema(
         registry = SchemaRegistry(
             schema, base_uri=base_uri, default_draft=options.default_draft, remotes=options.remotes
         )
-    compiler = Compiler(registry, options)
+    compiler = Compiler(registry, options, cancelled)
     try:
         grammar = compiler.compile()
     except RecursionError:

@@ -6,6 +6,7 @@ from gramwright.errors import SchemaError
 from gramwright.pointer import last_token
 
 __all__ = [
+    "CompileCancelled",
     "SchemaCompileError",
     "SchemaError",
     "SchemaLoadError",
@@ -84,3 +85,8 @@ class UnsatisfiableSchema(SchemaCompileError):
 
 class UnsupportedSchema(SchemaCompileError):
     """The schema uses something the compiler refuses (unresolvable $ref, unknown dialect, …)."""
+
+
+class CompileCancelled(Exception):
+    """The caller cancelled the compilation (``compile_schema(cancelled=...)`` said so): no result,
+    and nothing to report (the TUI cancels a compile whose text changed, or when it quits)."""

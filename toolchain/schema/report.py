@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gramwright.regex.errors import INVALID_REGEX
+
 Status = Literal["exact", "approximated", "discarded"]
 
 _RANK: dict[str, int] = {"exact": 0, "approximated": 1, "discarded": 2}
@@ -25,6 +27,12 @@ class ReportEntry:
     keyword: str
     status: Status
     reason: str = ""
+
+    @property
+    def invalid_regex(self) -> bool:
+        """A ``pattern`` dropped because it is no regular expression at all: a schema error (the
+        linter's ``meta/invalid-schema``), not a limit of the grammar."""
+        return self.status == "discarded" and INVALID_REGEX in self.reason
 
     def to_dict(self) -> dict[str, str]:
         return {

@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from gramwright.checking import CheckResult
 from gramwright.lint import DEFAULT_PROFILE, LintReport
+from gramwright.schema.errors import CompileCancelled
 from gramwright.tui.commands import GramwrightCommands
 from gramwright.tui.help import topic
 from gramwright.tui.messages import (
@@ -209,14 +210,18 @@ class GramwrightApp(App[None]):
 
     @work(thread=True, exclusive=True, group="compile", exit_on_error=False)
     def compile_worker(self, generation: int, text: str) -> _Compiled:
-        return _Compiled(generation, self.session.compile(text))
+        # A thread cannot be killed: the compiler asks the worker between subschemas, so a newer
+        # keystroke or ctrl+q (Textual cancels every worker on exit) stops a long compile.
+        worker = get_current_worker()
+        return _Compiled(generation, self.session.compile(text, cancelled=lambda: worker.is_cancelled))
 
     def _compiled_for(self, text: str) -> CompiledView:
         """The current compile when it is of ``text``, else compile now (called from workers)."""
         view = self.compiled
         if view is not None and view.text == text and view.whitespace == self.session.whitespace:
             return view
-        return self.session.compile(text)
+        worker = get_current_worker()
+        return self.session.compile(text, cancelled=lambda: worker.is_cancelled)
 
     # -- the one place where worker results and errors arrive -----------------------------------------
 
@@ -230,6 +235,8 @@ class GramwrightApp(App[None]):
         if event.state == WorkerState.SUCCESS:
             self._apply(worker.result)
             self.error_bar.clear_source(group)
+        elif isinstance(worker.error, CompileCancelled):
+            pass  # a newer compile replaced it, or the app is quitting: nothing to show
         elif event.state == WorkerState.ERROR and worker.error is not None:
             self.error_bar.add(record(group, worker.error))
             self._failed(group)

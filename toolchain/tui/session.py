@@ -8,6 +8,7 @@ apart from it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -123,11 +124,12 @@ class SchemaSession:
     def lint(self, schema: Any, profile: str | None = None) -> LintReport:
         return lint_schema(schema, profile=profile or self.profile, file=self.name)
 
-    def compile(self, text: str) -> CompiledView:
+    def compile(self, text: str, cancelled: Callable[[], bool] | None = None) -> CompiledView:
+        """Compile the buffer; ``cancelled`` (asked between subschemas) stops it early."""
         from gramwright.grammar.gbnf import emit_gbnf
 
         source = str(self.path) if self.path else self.name
-        loaded = load_source(source, text=text, whitespace=self.whitespace)
+        loaded = load_source(source, text=text, whitespace=self.whitespace, cancelled=cancelled)
         return CompiledView(text, loaded, emit_gbnf(loaded.grammar), self.whitespace)
 
     def check(self, view: CompiledView, data: bytes) -> CheckResult:

@@ -22,17 +22,23 @@ import functools
 import re
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 from gramwright.grammar.ir import EMPTY, Alt, CharClass, Expr, Grammar, Ref, Repeat, Seq, seq
 from gramwright.pointer import unescape_token
 from gramwright.schema.compiler import keywords as kw
+from gramwright.schema.compiler.cycles import check_no_progress_cycles
 from gramwright.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
-from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema, UnsupportedSchema
+from gramwright.schema.errors import (
+    CompileCancelled,
+    SchemaCompileError,
+    UnsatisfiableSchema,
+    UnsupportedSchema,
+)
 from gramwright.schema.report import CompileReport, Status
 from gramwright.schema.resolve import Loc, SchemaRegistry, dynamic_scope_key
 
@@ -61,8 +67,11 @@ class ZeroWidthCycle(Exception):
 
 
 class Compiler:
-    def __init__(self, registry: SchemaRegistry, options: CompileOptions) -> None:
+    def __init__(
+        self, registry: SchemaRegistry, options: CompileOptions, cancelled: Callable[[], bool] | None = None
+    ) -> None:
         self.registry = registry
+        self.cancelled = cancelled
         self.options = options
         self.report = CompileReport()
         self.rules: dict[str, Expr] = {}
@@ -96,6 +105,7 @@ class Compiler:
         root_loc = self.registry.root_loc()
         flexible = self.options.whitespace == "flexible"
         self._names.add("root")
+        check_no_progress_cycles(self.registry)
         try:
             body = self.conj([Part(root_loc)], "", frozenset(), name=None if flexible else "root")
         except ZeroWidthCycle:
@@ -126,6 +136,8 @@ class Compiler:
     def check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TimeoutError("compilation exceeded its time limit")
+        if self.cancelled is not None and self.cancelled():
+            raise CompileCancelled("compilation cancelled")
 
     # -- names --------------------------------------------------------------------------------
     def new_name(self, pointer: str) -> str:
@@ -185,6 +197,9 @@ class Compiler:
     def flatten(self, parts: Iterable[Part]) -> list[Part]:
         out: dict[tuple[int, bool], Part] = {}
         queue = deque(parts)
+        # (schema, keyword) pairs expanded in this call: a part met again with less consumed (a
+        # reference back to it) must not queue the same targets again, or a cycle never ends
+        expanded_here: set[tuple[int, str]] = set()
         while queue:
             p = queue.popleft()
             s = p.schema
@@ -217,7 +232,8 @@ class Compiler:
             queued = len(queue)
             if draft <= 7 and "$ref" in s:
                 # Before 2019-09 a $ref replaces its siblings (they are ignored by the spec).
-                if "$ref" not in p.consumed:
+                if "$ref" not in p.consumed and (id(s), "$ref") not in expanded_here:
+                    expanded_here.add((id(s), "$ref"))
                     self.note(p.pointer("$ref"), "exact")
                     queue.append(Part(self.registry.lookup(p.loc, "$ref")))
                 if p.consumed != ALL_CONSUMED:
@@ -227,13 +243,23 @@ class Compiler:
                 continue
             for ref_kw in ("$ref", "$dynamicRef", "$recursiveRef"):
                 if ref_kw in s and ref_kw not in p.consumed and self.asserts(ref_kw, draft):
+                    if (id(s), ref_kw) in expanded_here:
+                        continue
+                    expanded_here.add((id(s), ref_kw))
                     self.note(p.pointer(ref_kw), "exact")
                     queue.append(Part(self.registry.lookup(p.loc, ref_kw)))
-            if "allOf" in s and "allOf" not in p.consumed and isinstance(s["allOf"], list):
+            if (
+                "allOf" in s
+                and "allOf" not in p.consumed
+                and isinstance(s["allOf"], list)
+                and (id(s), "allOf") not in expanded_here
+            ):
+                expanded_here.add((id(s), "allOf"))
                 self.note(p.pointer("allOf"), "exact")
                 for i in range(len(s["allOf"])):
                     queue.append(Part(self.registry.child(p.loc, "allOf", i)))
-            if "not" in s and "not" not in p.consumed:
+            if "not" in s and "not" not in p.consumed and (id(s), "not") not in expanded_here:
+                expanded_here.add((id(s), "not"))
                 queue.append(
                     Part(self.registry.child(p.loc, "not"), negated=True, report_as=p.pointer("not"))
                 )
