@@ -239,8 +239,8 @@ def test_a_truncated_edit_is_never_called_applicable(tmp_path: Path) -> None:
     """`edit --check --format json` on an output cut at `length` whose blocks so far would apply:
     `applicable` is false, as `--apply` refuses to write it."""
     from gramwright.editors import check_patch, parse_patch
-    from gramwright.editors.edit_generate import EditResult
-    from gramwright.editors.model import EditFormat
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.editors.patch.model import EditFormat
     from gramwright.generation import Generation
 
     (tmp_path / "config.py").write_bytes(CONFIG)
