@@ -134,7 +134,9 @@ class EditResult:
 
     @property
     def applicable(self) -> bool:
-        return self.report is not None and self.report.ok
+        """The patch checks clean *and* the model finished: a truncated output is never applied
+        (``--apply`` refuses it), so it is never called applicable either."""
+        return self.report is not None and self.report.ok and self.finish_reason == "stop"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -190,11 +192,13 @@ def generate_edit(
     max_replace_lines: int | None = None,
     generator: Generator | None = None,
     progress: Callable[[str], None] = lambda _m: None,
+    allow_broken_syntax: bool = False,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
     when it applies and the model finished). ``generator`` keeps a loaded model between calls
-    (the benchmark's)."""
+    (the benchmark's). A patch that leaves a file unparseable in its language does not apply
+    unless ``allow_broken_syntax`` (the check of :func:`check_patch`)."""
     from gramwright.engine.collector import cold_work
     from gramwright.generation import Generator
     from gramwright.sources import CompiledSource
@@ -254,7 +258,12 @@ def generate_edit(
     if patch is None:
         return result
     # the files as read for the grammar: each is read once (the apply re-checks their hashes)
-    result.report = check_patch(patch, base, snapshots={snap.path: snap for snap in snaps})
+    result.report = check_patch(
+        patch,
+        base,
+        snapshots={snap.path: snap for snap in snaps},
+        allow_broken_syntax=allow_broken_syntax,
+    )
     if mode == "dry-run" and result.report.ok:
         result.diff = preview_diff(result.report)
     if mode == "apply" and result.report.ok and finished:

@@ -65,13 +65,17 @@ def plan_writes(report: CheckReport) -> list[tuple[Write, journal.FileRecord, by
     return [item for change in report.files for item in _writes(change, root)]
 
 
-def apply_patch(patch: Patch, root: Path | str, *, fuzzy: bool = False) -> ApplyResult:
+def apply_patch(
+    patch: Patch, root: Path | str, *, fuzzy: bool = False, allow_broken_syntax: bool = False
+) -> ApplyResult:
     """Apply ``patch`` under ``root`` if every edit applies; otherwise write nothing.
 
-    Raises :class:`PatchError` for unsafe paths and for a write that failed (after restoring every
-    file already written); a patch that does not apply is ``applied=False`` with the report.
+    A patch that would leave a file unparseable in its language is not applied unless
+    ``allow_broken_syntax``. Raises :class:`PatchError` for unsafe paths and for a write that
+    failed (after restoring every file already written); a patch that does not apply is
+    ``applied=False`` with the report.
     """
-    report = check_patch(patch, root, fuzzy)
+    report = check_patch(patch, root, fuzzy, allow_broken_syntax=allow_broken_syntax)
     return apply_checked(report, patch)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from gramwright.tui.sampler import SampleCancelled, SampleOutcome
 from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
 from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
+from tests.tui.conftest import EXAMPLE
 
 SIZE = (120, 40)
 pytestmark = pytest.mark.anyio
@@ -481,3 +483,41 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
     load_source(str(path))
     full = time.perf_counter() - t0
     assert times[0] < full / 2, (times, full)
+
+
+async def test_a_new_files_template_is_selected_and_typing_replaces_it(tmp_path: Path) -> None:
+    path = tmp_path / "new.json"
+    async with GramwrightApp(path).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        assert app.editor.selected_text == app.editor.text != ""
+        await pilot.press(*'{"type": "string"}')
+        assert app.editor.text == '{"type": "string"}'
+    async with GramwrightApp(schema_path_copy(tmp_path)).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        assert app.editor.selected_text == ""  # an existing file opens with nothing selected
+
+
+def schema_path_copy(tmp_path: Path) -> Path:
+    path = tmp_path / "existing.json"
+    shutil.copyfile(EXAMPLE, path)
+    return path
+
+
+async def test_saving_invalid_json_asks_first(schema_path: Path) -> None:
+    from gramwright.tui.screens import ConfirmSaveScreen
+
+    original = schema_path.read_text(encoding="utf-8")
+    async with GramwrightApp(schema_path).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        await pilot.press("down", "end", "backspace")  # line 2 loses its trailing comma
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSaveScreen))
+        assert "not valid JSON (line 3" in str(app.screen.query_one("#confirm-question", Static).render())
+        await pilot.press("escape")  # go back: nothing written
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmSaveScreen))
+        assert schema_path.read_text(encoding="utf-8") == original
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSaveScreen))
+        await pilot.press("s")  # save anyway
+        await wait_for(pilot, lambda: not app.session.is_dirty(app.editor.text))
+        assert schema_path.read_text(encoding="utf-8") == app.editor.text != original

@@ -28,6 +28,10 @@ Examples:
 Formats (--edit-format, auto-detected by default): search-replace (aider's SEARCH/REPLACE
 blocks), udiff (git / GNU / aider unified diffs), apply-patch (Codex's *** Begin Patch envelope).
 
+A changed file that parsed before (Python, JSON; JavaScript, TypeScript, Go, Rust through
+tree-sitter) must still parse after, or nothing is written: the report names the file and the
+line of the first syntax error (--allow-broken-syntax writes it anyway).
+
 Exit codes: 0 applied (with --check: every edit applies), 1 not applicable (nothing written),
 2 usage error or a patch that cannot be parsed.
 """
@@ -82,6 +86,9 @@ def apply(
     ),
     fuzzy: bool = typer.Option(False, "--fuzzy", help="Accept tolerant (unique) matches too."),
     output_format: str = FORMAT_OPTION,
+    allow_broken_syntax: bool = typer.Option(
+        False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
+    ),
 ) -> None:
     output_format = common.output_format(output_format)
     with common.user_errors():
@@ -96,7 +103,7 @@ def apply(
         base = _root(root)
         parsed = parse_patch(text, edit_format.value)
         if check or dry_run:
-            report = check_patch(parsed, base, fuzzy=fuzzy)
+            report = check_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
             data = {**report.as_dict(), "applied": False, "backup_id": None}
             if dry_run and report.ok:
                 diff = preview_diff(report)
@@ -110,7 +117,7 @@ def apply(
             if not report.ok:
                 raise typer.Exit(common.EXIT_FINDINGS)
             return
-        result = apply_patch(parsed, base, fuzzy=fuzzy)
+        result = apply_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
         data = {**result.report.as_dict(), "applied": result.applied, "backup_id": result.entry_id}
         text_out = render_report(result.report)
         if result.applied:
