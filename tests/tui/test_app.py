@@ -25,7 +25,8 @@ from gramwright.tui.sampler import SampleCancelled, SampleOutcome
 from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
 from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
-from tests.tui.conftest import EXAMPLE
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
 
 SIZE = (120, 40)
 pytestmark = pytest.mark.anyio
