@@ -26,25 +26,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench"
-SPLITS = (
-    "Github_trivial",
-    "Github_easy",
-    "Github_medium",
-    "Glaiveai2K",
-    "JsonSchemaStore",
-    "Kubernetes",
-    "Snowplow",
-)
+from bench.masks import DATA, SPLITS
+from gramwright.schema.conformance import time_limit
+
 TIMEOUT_S = 10.0
 
 
@@ -57,20 +47,6 @@ def percentiles(values: list[float]) -> dict[str, float]:
         return round(v[min(len(v) - 1, max(0, round(p * (len(v) - 1))))], 3)
 
     return {"n": len(v), "p50": at(0.5), "p90": at(0.9), "p99": at(0.99), "max": round(v[-1], 3)}
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def fire(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"over {seconds:g} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def sampled(name: str, every: int) -> bool:

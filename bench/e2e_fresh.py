@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.masks import SPLITS, LLGuidance, XGrammar, pick_cases
+from bench.masks import SPLITS, pick_cases
+from gramwright.serving.engines import MaskEngine, mask_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "Write one example JSON document for this schema, with realistic values."
@@ -53,7 +54,7 @@ def peer_child(peer: str, case_file: str, in_loop: bool = False) -> None:
 
     hf_tok = load_tokenizer()
     forward = _decode_loop(case) if in_loop else None
-    engine: Any = LLGuidance(hf_tok) if peer == "llguidance" else XGrammar(hf_tok, case["vocab_size"])
+    engine: MaskEngine = mask_engine(peer, hf_tok, vocab_size=case["vocab_size"])
     t0 = time.perf_counter()
     compiled = engine.compile(case["schema"])
     compile_ms = (time.perf_counter() - t0) * 1000

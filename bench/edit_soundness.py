@@ -185,7 +185,9 @@ def run(
                 failures.append(f"{target} {fmt.value}: not parsed: {exc}\n{text}")
                 continue
             counts["parsed"] += 1
-            report = check_patch(patch, base)
+            # random new lines seldom parse as the file's language: the grammar's promise is that
+            # the patch locates and applies, so the syntax check is not what is measured here
+            report = check_patch(patch, base, allow_broken_syntax=True)
             if not report.ok or any(e.status != "exact" for e in report.edits):
                 counts["check_failed"] += 1
                 failures.append(f"{target} {fmt.value}: check failed: {report.feedback()}\n{text}")
@@ -194,7 +196,7 @@ def run(
             edits_per_patch[len(report.edits)] += 1
             copy = Path(tmp) / f"apply{i}"
             shutil.copytree(base, copy)
-            result = apply_patch(patch, copy)
+            result = apply_patch(patch, copy, allow_broken_syntax=True)
             written = result.applied and all(
                 (copy / c.path).read_bytes() == c.after for c in result.report.files if c.after is not None
             )

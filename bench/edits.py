@@ -21,6 +21,7 @@ its hunks so far would apply is reported as ``truncated_prefix_applies``.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shlex
@@ -68,6 +69,17 @@ def _line_ended(text: str) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
+def python_parses(path: Path) -> bool | None:
+    """Whether a written Python file still parses (None: not a Python file)."""
+    if path.suffix != ".py":
+        return None
+    try:
+        ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return False
+    return True
+
+
 def gold_text(row: dict[str, Any], fmt: str) -> str:
     if fmt == "udiff":
         return str(row["gold_unified_diff"])
@@ -85,6 +97,7 @@ def gold_control(row: dict[str, Any], fmt: str, base: Path, timeout: float) -> d
     result = apply_patch(parse_patch(gold_text(row, fmt), fmt), d)
     out: dict[str, Any] = {"applied": result.applied}
     if result.applied:
+        out["parses_after"] = python_parses(d / row["file_path"])
         out.update(run_tests(row, d, timeout))
     return out
 
@@ -99,7 +112,7 @@ def one(
     timeout: float,
     max_new_lines: int | None = None,
 ) -> dict[str, Any]:
-    from gramwright.editors import apply_patch
+    from gramwright.editors import EditFormat, apply_patch
     from gramwright.editors.generate.edit import generate_edit
 
     d = case_dir(row, base)
@@ -107,7 +120,7 @@ def one(
     result = generate_edit(
         [d / row["file_path"]],
         row["prompt"],
-        fmt=fmt,
+        fmt=EditFormat(fmt),
         root=d,
         constrain=constrain,
         mode="check",
@@ -122,13 +135,16 @@ def one(
         "seconds": round(time.perf_counter() - t0, 2),
         "parsed": result.patch is not None,
         "parse_error": result.parse_error,
-        "applies": result.applicable,
+        # the check alone (a truncated output's hunks so far, too); `applicable` adds "finished"
+        "applies": result.report is not None and result.report.ok,
+        "refused_syntax": result.report is not None
+        and any(p.reason == "syntax" for p in result.report.problems),
         "grammar_ms": round(result.grammar_ms, 1),
         "engine_ms": round(result.engine_ms, 1),
         "forward_ms_median": m.get("forward_ms_median"),
         "mask_ms_mean": result.metrics.get("mask_ms_mean"),
         "mask_share_of_forward": result.metrics.get("mask_share_of_forward"),
-        "failures": None if result.report is None or result.applicable else result.report.feedback()[:400],
+        "failures": None if result.report is None or result.report.ok else result.report.feedback()[:400],
         "text": result.generation.text,
     }
     # as `gramwright edit --apply`: a truncated output is never applied, even where its hunks so
@@ -137,6 +153,7 @@ def one(
         applied = apply_patch(result.patch, d)
         out["applied"] = applied.applied
         if applied.applied:
+            out["parses_after"] = python_parses(d / row["file_path"])
             out.update(run_tests(row, d, timeout))
     return out
 
@@ -147,6 +164,7 @@ def gold_summary(control: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str
         fmt: {
             "applied": sum(g["applied"] for g in runs),
             "tests_passed": sum(bool(g.get("tests_passed")) for g in runs),
+            "unparseable_after": sum(g.get("parses_after") is False for g in runs),
             "cases": len(runs),
             "failed": [g["id"] for g in runs if not (g["applied"] and g.get("tests_passed"))],
         }
@@ -172,6 +190,9 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "applied_rate_of_all": rate(sum(r["applies"] for r in stop), len(runs)),
         "tests_pass_rate_of_all": rate(sum(bool(r.get("tests_passed")) for r in stop), len(runs)),
         "truncated_prefix_applies": sum(r["applies"] for r in runs if r["finish_reason"] != "stop"),
+        # applied outputs whose Python file no longer parses (the syntax check refuses those)
+        "applied_unparseable": sum(r.get("parses_after") is False for r in runs),
+        "refused_syntax": sum(bool(r.get("refused_syntax")) for r in runs),
         "tokens_mean": round(sum(r["tokens"] for r in runs) / len(runs), 1) if runs else None,
         "seconds_mean": round(sum(r["seconds"] for r in runs) / len(runs), 1) if runs else None,
         "mask_ms_mean": round(sum(masks) / len(masks), 3) if masks else None,

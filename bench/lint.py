@@ -15,6 +15,7 @@ reported on its own.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import statistics
 import sys
@@ -215,7 +216,8 @@ def write_docs(path: Path, result: dict[str, Any], total: int, command: str, com
         + f"\n## Rule frequency over JSONSchemaBench\n\nAll {total} schemas of the 7 splits in "
         "`../shared/data/jsonschemabench` (Github_easy, Github_medium, Github_trivial, Glaiveai2K, "
         "JsonSchemaStore, Kubernetes, Snowplow), linted under two profiles (and, where listed, once more "
-        "under `gramwright` with our compiler, which adds the `compile/*` rows). Produced by:\n\n"
+        "under `gramwright` with our compiler, which adds the `compile/*` rows). Produced on "
+        f"{datetime.date.today().isoformat()} by:\n\n"
         f"```\n{command}\n```\n\n"
         "A cell is the number of schemas with at least one finding of the rule, its share of all schemas, "
         "and the severities seen (E/W/I).\n\n"

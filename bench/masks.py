@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from gramwright.serving.engines import EngineMissing, MaskEngine, OursMasks, mask_engine
+
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "jsonschemabench"
 SPLITS = [
     "Github_trivial",
@@ -74,93 +76,6 @@ def pick_cases(splits: list[str], per_split: int, per_schema: int) -> list[tuple
             if taken >= per_split:
                 break
     return cases
-
-
-class Ours:
-    name = "ours"
-
-    def __init__(self, vocab: Any, isolated: bool = False) -> None:
-        from gramwright.engine.bitset import num_words
-
-        self.vocab = vocab
-        self.isolated = isolated
-        self.bitmask = np.zeros((1, num_words(vocab.size)), dtype=np.int32)  # as the peers allocate
-        # per-tokenizer preparation, as the peers' tokenizer objects do
-        vocab.tables.prepare()
-
-    def compile(self, schema: Any) -> Any:
-        from gramwright.engine.matcher import GrammarEngine
-        from gramwright.schema import compile_schema
-
-        if self.isolated:  # nothing shared with earlier schemas' engines
-            self.vocab.tables.forget_shared()
-        return GrammarEngine(compile_schema(schema).grammar, self.vocab)
-
-    def matcher(self, compiled: Any) -> Any:
-        return compiled.matcher()
-
-    def mask(self, matcher: Any) -> None:
-        matcher.fill_bitmask(self.bitmask, 0)
-
-    def consume(self, matcher: Any, tid: int) -> bool:
-        return bool(matcher.try_consume(tid))
-
-
-class LLGuidance:
-    name = "llguidance"
-
-    def __init__(self, hf_tokenizer: Any) -> None:
-        import llguidance
-        import llguidance.hf
-        import llguidance.numpy
-
-        self.llg = llguidance
-        self.tok = llguidance.hf.from_tokenizer(hf_tokenizer)
-        self.bitmask = llguidance.numpy.allocate_token_bitmask(1, self.tok.vocab_size)
-
-    def compile(self, schema: Any) -> Any:
-        grammar = self.llg.LLMatcher.grammar_from_json_schema(
-            json.dumps(schema), defaults={"whitespace_flexible": False}
-        )
-        err = self.llg.LLMatcher.validate_grammar(grammar, self.tok)
-        if err:
-            raise ValueError(err)
-        return grammar
-
-    def matcher(self, compiled: Any) -> Any:
-        return self.llg.LLMatcher(self.tok, compiled)
-
-    def mask(self, matcher: Any) -> None:
-        self.llg.numpy.fill_next_token_bitmask(matcher, self.bitmask, 0)
-
-    def consume(self, matcher: Any, tid: int) -> bool:
-        return bool(matcher.consume_token(tid)) and not matcher.is_error()
-
-
-class XGrammar:
-    name = "xgrammar"
-
-    def __init__(self, hf_tokenizer: Any, vocab_size: int) -> None:
-        import xgrammar as xgr
-
-        self.xgr = xgr
-        info = xgr.TokenizerInfo.from_huggingface(hf_tokenizer, vocab_size=vocab_size)
-        self.compiler = xgr.GrammarCompiler(info, cache_enabled=False)
-        self.bitmask = xgr.allocate_token_bitmask(1, vocab_size)
-
-    def compile(self, schema: Any) -> Any:
-        return self.compiler.compile_json_schema(
-            json.dumps(schema), any_whitespace=False, separators=(",", ":")
-        )
-
-    def matcher(self, compiled: Any) -> Any:
-        return self.xgr.GrammarMatcher(compiled)
-
-    def mask(self, matcher: Any) -> None:
-        matcher.fill_next_token_bitmask(self.bitmask)
-
-    def consume(self, matcher: Any, tid: int) -> bool:
-        return bool(matcher.accept_token(tid))
 
 
 def accepted_text(engine: Any, instance: Any, member_orders: Any = None) -> str | None:
@@ -226,12 +141,12 @@ def main() -> None:
 
     hf_tok = load_tokenizer()
     vocab = TokenVocabulary.from_tokenizer(hf_tok)
-    engines: list[Any] = [Ours(vocab, isolated=args.isolated)]
+    engines: list[MaskEngine] = [OursMasks(vocab, isolated=args.isolated)]
     for peer in filter(None, args.peers.split(",")):
         try:
-            engines.append(LLGuidance(hf_tok) if peer == "llguidance" else XGrammar(hf_tok, vocab.size))
-        except ImportError as exc:
-            print(f"skipping {peer}: {exc} (install the bench extra)", file=sys.stderr)
+            engines.append(mask_engine(peer, hf_tok, vocab))
+        except EngineMissing as exc:
+            print(f"skipping {peer}: {exc.one_line()}", file=sys.stderr)
 
     times: dict[str, list[float]] = {e.name: [] for e in engines}
     # the same tokens for every engine: schemas that every engine compiled (ratios use these)

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.masks import LLGuidance, Ours, XGrammar, accepted_text, pick_cases, summary
+from bench.masks import accepted_text, pick_cases, summary
+from gramwright.serving.engines import MaskEngine, OursMasks, mask_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,13 +39,7 @@ def child(mode: str, case_file: str) -> None:
     freeze_after_cold_masks()  # as `gramwright generate` does
     hf_tok = load_tokenizer()
     vocab = TokenVocabulary.from_tokenizer(hf_tok)
-    engine: Any
-    if mode.startswith("ours"):
-        engine = Ours(vocab)
-    elif mode == "llguidance":
-        engine = LLGuidance(hf_tok)
-    else:
-        engine = XGrammar(hf_tok, vocab.size)
+    engine: MaskEngine = OursMasks(vocab) if mode.startswith("ours") else mask_engine(mode, hf_tok, vocab)
     t0 = time.perf_counter()
     if mode == "ours_store":
         from gramwright.engine.cache import load_engine

@@ -212,6 +212,7 @@ class Outcome:
     our_error: str
     crashed: bool = False
     our_reasons: tuple[str, ...] = ()
+    our_normalised: bool = False  # an edit matched exactly but for LF vs CRLF
     git_seconds: float = 0.0
     our_seconds: float = 0.0
 
@@ -226,10 +227,17 @@ class Outcome:
         """The documented difference (docs/patches.md) this disagreement is, if it is one.
 
         ``eof-marker``: the diff marks a line "\\ No newline at end of file" but the file goes on
-        after it; git apply joins that line to the next one, we refuse.
+        after it; git apply joins that line to the next one, we refuse. ``syntax``: the patched
+        file parsed before and would not after; git writes it, we refuse. ``line-endings``: the
+        diff's lines differ from the file's in LF vs CRLF alone; git (``core.autocrlf=false``)
+        refuses, we apply keeping the file's endings.
         """
         if self.agree or self.crashed:
             return None
+        if self.git_applied and not self.ours_applied and set(self.our_reasons) == {"syntax"}:
+            return "syntax"
+        if self.ours_applied and not self.git_applied and self.our_normalised:
+            return "line-endings"
         if (
             self.git_applied
             and not self.ours_applied
@@ -258,7 +266,7 @@ def run_case(case: Case) -> Outcome:
             check=False,
         )
         git_seconds = time.perf_counter() - started
-        our_error, crashed, reasons = "", False, ()
+        our_error, crashed, reasons, normalised = "", False, (), False
         started = time.perf_counter()
         try:
             result = apply_patch(parse_patch(patch), work / "ours")
@@ -266,7 +274,8 @@ def run_case(case: Case) -> Outcome:
             if not ours:
                 our_error = result.report.feedback()
                 reasons = tuple(e.location.reason for e in result.report.edits if e.status == "failed")
-                reasons += ("problem",) * len(result.report.problems)
+                reasons += tuple(p.reason or "problem" for p in result.report.problems)
+            normalised = any(e.location.match and e.location.match.eol for e in result.report.edits)
         except PatchError as exc:
             ours, our_error = False, exc.one_line()
         except Exception as exc:  # noqa: BLE001 - a crash is reported as a disagreement, not raised
@@ -282,6 +291,7 @@ def run_case(case: Case) -> Outcome:
             our_error=our_error,
             crashed=crashed,
             our_reasons=reasons,
+            our_normalised=normalised,
             git_seconds=git_seconds,
             our_seconds=our_seconds,
         )

@@ -71,17 +71,40 @@ say "6. a constrained edit: SEARCH/REPLACE under a grammar built from the file (
 mkdir -p "$TMP/proj"
 printf 'NAME = "demo"\nPORT = 8000\nDEBUG = False\n' >"$TMP/proj/config.py"
 cp "$TMP/proj/config.py" "$TMP/config.orig"
-if run $GW edit "$TMP/proj/config.py" --root "$TMP/proj" -i "Change PORT to 9000." \
-  --max-tokens 64 --max-replace-lines 2 --apply; then
+run $GW edit "$TMP/proj/config.py" --root "$TMP/proj" -i "Change PORT to 9000." \
+  --max-tokens 64 --max-replace-lines 2 --apply >"$TMP/edit.out"
+edited=$?
+cat "$TMP/edit.out"
+if [ "$edited" -eq 0 ]; then
   printf '$ cat config.py\n' >&2
   cat "$TMP/proj/config.py" >&2
+  # what the edit did, line by line (the grammar guarantees the form; the content is the model's)
+  did=$($PY - "$TMP/config.orig" "$TMP/proj/config.py" <<'EOF_PY'
+import difflib, sys
+old, new = (open(p, encoding="utf-8").read().splitlines() for p in sys.argv[1:3])
+parts = []
+for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new).get_opcodes():
+    gone, came = ", ".join(map(repr, old[i1:i2])), ", ".join(map(repr, new[j1:j2]))
+    if tag == "replace":
+        parts.append(f"replaced {gone} with {came}")
+    elif tag == "delete":
+        parts.append(f"removed {gone}")
+    elif tag == "insert":
+        parts.append(f"added {came}")
+asked = "PORT = 9000" in new
+print("; ".join(parts) or "changed nothing",
+      "— the asked change (PORT = 9000) is in the file" if asked else "— the asked change (PORT = 9000) is NOT in the file")
+EOF_PY
+)
   run $GW undo --root "$TMP/proj"
   if cmp -s "$TMP/proj/config.py" "$TMP/config.orig"; then
-    summary+=("edit: the patch applied (form by construction; its content is the model's), and undo restored the file byte for byte")
+    summary+=("edit: the patch applied and config.py still parses: $did; undo restored the file byte for byte")
   else
     echo "demo: undo did not restore config.py" >&2
     exit 2
   fi
+elif grep -q "no longer parse" "$TMP/edit.out"; then
+  summary+=("edit: refused: the model's patch matched but would leave config.py unparseable; nothing written")
 else
   summary+=("edit: the model did not finish its block within 64 tokens: reported, nothing written")
 fi

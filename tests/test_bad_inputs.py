@@ -374,3 +374,76 @@ def test_ctrl_c_names_the_cancelled_command_and_exits_130(tmp_path: Path) -> Non
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.decode().strip().splitlines()[-1] == "gramwright check: cancelled (Ctrl-C)"
+
+
+# --- patches: a patch that matches but breaks the file, line endings, a truncated edit ----------
+
+CONFIG = b'NAME = "demo"\nPORT = 8000\nDEBUG = False\n'
+BREAKS_CONFIG = (
+    "config.py\n<<<<<<< SEARCH\nPORT = 8000\nDEBUG = False\n=======\ndef total(items):\n)
+
+
+def test_apply_refuses_a_patch_that_leaves_python_unparseable(tmp_path: Path) -> None:
+    """The old lines match exactly; the new text is a `def` with no body: refused, with the file
+    and the line of the first syntax error, nothing written; --allow-broken-syntax writes it."""
+    (tmp_path / "config.py").write_bytes(CONFIG)
+    (tmp_path / "fix.txt").write_text(BREAKS_CONFIG, encoding="utf-8")
+    before = _tree(tmp_path)
+    result = runner.invoke(app, ["apply", str(tmp_path / "fix.txt"), "--root", str(tmp_path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    problem = [line for line in result.stdout.splitlines() if line.startswith("problem:")]
+    assert len(problem) == 1 and "config.py" in problem[0] and "Python: line 2" in problem[0]
+    assert _tree(tmp_path) == before
+    checked = runner.invoke(
+        app, ["apply", str(tmp_path / "fix.txt"), "--root", str(tmp_path), "--check", "--format", "json"]
+    )
+    data = json.loads(checked.stdout)
+    assert checked.exit_code == 1 and data["problems"][0]["reason"] == "syntax"
+    assert data["problems"][0]["line"] == 2 and data["edits"][0]["status"] == "exact"
+    forced = runner.invoke(
+        app, ["apply", str(tmp_path / "fix.txt"), "--root", str(tmp_path), "--allow-broken-syntax"]
+    )
+    assert forced.exit_code == 0 and "--allow-broken-syntax" in forced.stdout
+    assert (tmp_path / "config.py").read_bytes() == b'NAME = "demo"\ndef total(items):\n'
+
+
+def test_an_lf_patch_on_a_crlf_file_applies_exactly_and_keeps_crlf(tmp_path: Path) -> None:
+    """What models write (LF) against a CRLF file: exact without --fuzzy, the file's endings kept,
+    and the report says it normalised them."""
+    (tmp_path / "config.py").write_bytes(CONFIG.replace(b"\n", b"\r\n"))
+    patch = "config.py\n<<<<<<< SEARCH\nPORT = 8000\n=======\nPORT = 9000\n>>>>>>> REPLACE\n"
+    (tmp_path / "fix.txt").write_text(patch, encoding="utf-8")
+    result = runner.invoke(app, ["apply", str(tmp_path / "fix.txt"), "--root", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "exact (line endings normalised" in result.stdout
+    assert (tmp_path / "config.py").read_bytes() == b'NAME = "demo"\r\nPORT = 9000\r\nDEBUG = False\r\n'
+
+
+def test_a_truncated_edit_is_never_called_applicable(tmp_path: Path) -> None:
+    """`edit --check --format json` on an output cut at `length` whose blocks so far would apply:
+    `applicable` is false, as `--apply` refuses to write it."""
+    from gramwright.editors import check_patch, parse_patch
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.editors.patch.model import EditFormat
+    from gramwright.generation import Generation
+
+    (tmp_path / "config.py").write_bytes(CONFIG)
+    text = "config.py\n<<<<<<< SEARCH\nPORT = 8000\n=======\nPORT = 9000\n>>>>>>> REPLACE\n"
+    patch = parse_patch(text, "search-replace")
+    report = check_patch(patch, tmp_path)
+    assert report.ok
+    for finish, applicable in (("length", False), ("stop", True)):
+        generation = Generation(text=text, finish_reason=finish, tokens=64, metrics={}, model="m")
+        result = EditResult(
+            EditFormat.SEARCH_REPLACE,
+            True,
+            str(tmp_path),
+            ("config.py",),
+            generation,
+            text,
+            patch,
+            None,
+            report,
+        )
+        assert result.applicable is applicable and result.as_dict()["applicable"] is applicable
+>>>>>>> wip/edits

@@ -51,4 +51,11 @@ def test_the_demo_script_exits_zero_and_says_what_it_showed() -> None:
     assert "finish_reason: stop" in out.stderr or "finish_reason: length" in out.stderr
     assert "truncated: the output hit --max-tokens 24" in out.stderr
     # the edit step: applied and undone byte for byte, or reported as unfinished with nothing written
-    assert "edit: the patch applied" in out.stderr or "edit: the model did not finish" in out.stderr
+    # the edit step: applied (saying what it changed), refused for syntax, or unfinished
+    assert (
+        "edit: the patch applied and config.py still parses: " in out.stderr
+        or "edit: refused: the model's patch matched but would leave config.py unparseable" in out.stderr
+        or "edit: the model did not finish" in out.stderr
+    )
+    if "edit: the patch applied" in out.stderr:
+        assert "the asked change (PORT = 9000) is" in out.stderr

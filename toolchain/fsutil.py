@@ -1,4 +1,5 @@
-"""Atomic file writes: nothing is lost if the process dies half-way (temp file + fsync + rename).
+"""Atomic file writes (nothing is lost if the process dies half-way: temp file + fsync + rename),
+and where gramwright keeps its on-disk cache.
 
 The temp file comes from ``mkstemp``, which creates it with mode 0600 (private, so no other user
 can read a half-written file). Before the rename it gets the mode the file would have had from a
@@ -12,7 +13,17 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "current_umask"]
+__all__ = ["CACHE_ENV", "atomic_write_bytes", "atomic_write_text", "cache_root", "current_umask"]
+
+CACHE_ENV = "GRAMWRIGHT_CACHE"
+
+
+def cache_root() -> Path:
+    """The one cache root every store lives under (mask stores in ``masks/``, model conversions in
+    ``models/``): ``$GRAMWRIGHT_CACHE`` (``~`` expanded), else ``~/.cache/gramwright``. Per user,
+    not per virtualenv: every environment shares what another already computed."""
+    configured = os.environ.get(CACHE_ENV)
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "gramwright"
 
 
 def current_umask() -> int:

@@ -141,12 +141,12 @@ class Generator:
         on_token: Callable[[StepTrace], None] | None = None,
         progress: Progress = _quiet,
         system: str | None = None,
-        cache_engine: bool = True,
+        use_cache: bool = True,
     ) -> Generation:
         """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
         the baseline). ``on_token`` sees every step and may raise to stop the run. ``system``
         replaces the system prompt made from the schema or grammar (the edit generator writes its
-        own: the files and the format); ``cache_engine=False`` keeps the engine off the disk
+        own: the files and the format); ``use_cache=False`` keeps the engine off the disk
         cache (a grammar made for one file's current content is rarely met again)."""
         from gramwright.decode.generate import generate
         from gramwright.decode.prompt import system_prompt
@@ -157,7 +157,7 @@ class Generator:
 
         sampling = sampling or SamplingOptions()
         lm = self.load_model(progress)
-        engine = self.engine_for(source, progress, use_cache=cache_engine) if constrain else None
+        engine = self.engine_for(source, progress, use_cache=use_cache) if constrain else None
         if system is None:
             system = system_prompt(
                 schema=source.schema if source.is_schema else None,
@@ -179,7 +179,7 @@ class Generator:
         if engine is not None:
             result.metrics["grammar_cache_hit"] = engine.from_cache
             result.metrics["engine_ms"] = round(self._engine_ms, 1)
-            if cache_engine:
+            if use_cache:
                 save_engine(engine)  # the next process starts with warm masks
         validation = None
         if source.is_schema:

@@ -24,13 +24,10 @@ from gramwright.schema.report import ReportEntry
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["CompiledSource", "LoadedGrammar", "ReportItem", "SourceError", "load_source"]
+__all__ = ["CompiledSource", "load_source"]
 
-SourceKind = Literal["gbnf", "schema", "bundled"]
+SourceKind = Literal["gbnf", "schema", "bundled", "edit"]  # edit: built from files by editors.generate
 Whitespace = Literal["compact", "flexible"]
-
-# One report-entry type for every layer: the schema compiler's.
-ReportItem = ReportEntry
 
 
 @dataclass
@@ -73,10 +70,6 @@ class CompiledSource:
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
         return [self.rule_pointers[r] for r in rules if r in self.rule_pointers]
-
-
-# The name the code used before the one compiled-source type; kept for callers outside the package.
-LoadedGrammar = CompiledSource
 
 
 def load_source(

@@ -20,7 +20,14 @@ from gramwright.pointer import join_pointer
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["Validation", "ValidationIssue", "parse_document", "validate_output", "validate_value"]
+__all__ = [
+    "Validation",
+    "ValidationIssue",
+    "as_floats",
+    "parse_document",
+    "validate_output",
+    "validate_value",
+]
 
 # finish reasons that mean "the output was cut before the model finished it"
 CUT_REASONS = frozenset({"length", "timeout"})
@@ -106,7 +113,7 @@ def validate_value(
         try:
             found = list(_validator(_as_decimals(schema), registry).iter_errors(value))
         except TypeError:
-            found = list(_validator(schema, registry).iter_errors(_as_floats(value)))
+            found = list(_validator(schema, registry).iter_errors(as_floats(value)))
     return [
         ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message, _members(e))
         for e in found
@@ -136,13 +143,15 @@ def _as_decimals(value: Any) -> Any:
     return value
 
 
-def _as_floats(value: Any) -> Any:
+def as_floats(value: Any) -> Any:
+    """``value`` with its exact decimals as floats: what JSON writes and CEL reads (it has no
+    decimal type)."""
     if isinstance(value, Decimal):
         return float(value)
     if isinstance(value, list):
-        return [_as_floats(v) for v in value]
+        return [as_floats(v) for v in value]
     if isinstance(value, dict):
-        return {k: _as_floats(v) for k, v in value.items()}
+        return {k: as_floats(v) for k, v in value.items()}
     return value
 
 

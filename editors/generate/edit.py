@@ -22,7 +22,7 @@ from gramwright.editors.generate.grammar_search_replace import is_marker_line, s
 from gramwright.editors.generate.grammar_udiff import number_hunks, udiff_grammar
 from gramwright.editors.generate.lines import FileLines, file_lines
 from gramwright.editors.generate.prompt import edit_system_prompt, edit_user_prompt
-from gramwright.editors.patch.apply import ApplyResult, apply_patch
+from gramwright.editors.patch.apply import ApplyResult, apply_checked
 from gramwright.editors.patch.check import check_patch
 from gramwright.editors.patch.detect import parse_patch
 from gramwright.editors.patch.model import EditFormat, Patch
@@ -134,7 +134,9 @@ class EditResult:
 
     @property
     def applicable(self) -> bool:
-        return self.report is not None and self.report.ok
+        """The patch checks clean *and* the model finished: a truncated output is never applied
+        (``--apply`` refuses it), so it is never called applicable either."""
+        return self.report is not None and self.report.ok and self.finish_reason == "stop"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -171,7 +173,7 @@ def _parse(
     try:
         if grammar.format is EditFormat.UDIFF and constrained and finished:
             patch_text = number_hunks(text, grammar.lines)
-        return patch_text, parse_patch(patch_text, fmt=grammar.format.value), None
+        return patch_text, parse_patch(patch_text, fmt=grammar.format), None
     except GramwrightError as exc:
         return patch_text, None, exc.one_line()
 
@@ -181,7 +183,7 @@ def generate_edit(
     instruction: str,
     *,
     model: str | None = None,
-    fmt: EditFormat | str = EditFormat.SEARCH_REPLACE,
+    fmt: EditFormat = EditFormat.SEARCH_REPLACE,
     root: Path | str | None = None,
     constrain: bool = True,
     mode: Mode = "dry-run",
@@ -190,22 +192,23 @@ def generate_edit(
     max_replace_lines: int | None = None,
     generator: Generator | None = None,
     progress: Callable[[str], None] = lambda _m: None,
+    allow_broken_syntax: bool = False,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
     when it applies and the model finished). ``generator`` keeps a loaded model between calls
-    (the benchmark's)."""
+    (the benchmark's). A patch that leaves a file unparseable in its language does not apply
+    unless ``allow_broken_syntax`` (the check of :func:`check_patch`)."""
     from gramwright.engine.collector import cold_work
     from gramwright.generation import Generator
     from gramwright.sources import CompiledSource
 
-    fmt = EditFormat(fmt)
     base = Path(root).resolve() if root is not None else find_root()
     snaps = read_targets(files, base)
     with cold_work():  # ~10 rules and a literal per file line: the collector would scan them all
         grammar = build_edit_grammar(snaps, fmt, new_files, max_replace_lines)
     source = CompiledSource(
-        grammar=grammar.grammar, kind="gbnf", name=f"<{fmt.value} grammar>", compile_ms=grammar.build_ms
+        grammar=grammar.grammar, kind="edit", name=f"<{fmt.value} grammar>", compile_ms=grammar.build_ms
     )
     gen = generator or Generator(model)
     engine_ms = 0.0
@@ -229,7 +232,7 @@ def generate_edit(
         on_token=on_token,
         progress=progress,
         system=edit_system_prompt(fmt),
-        cache_engine=False,
+        use_cache=False,
     )
     finished = generation.finish_reason == "stop"
     patch_text, patch, parse_error = _parse(generation.text, grammar, constrain, finished)
@@ -254,11 +257,16 @@ def generate_edit(
             result.metrics["mask_share_of_forward"] = round(mean_ms / forward, 4)
     if patch is None:
         return result
-    result.report = check_patch(patch, base)
+    # the files as read for the grammar: each is read once (the apply re-checks their hashes)
+    result.report = check_patch(
+        patch,
+        base,
+        snapshots={snap.path: snap for snap in snaps},
+        allow_broken_syntax=allow_broken_syntax,
+    )
     if mode == "dry-run" and result.report.ok:
         result.diff = preview_diff(result.report)
     if mode == "apply" and result.report.ok and finished:
         # a truncated output is never written, even where what it has so far would apply
-        result.applied = apply_patch(patch, base)
-        result.report = result.applied.report
+        result.applied = apply_checked(result.report, patch)
     return result

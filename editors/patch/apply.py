@@ -18,7 +18,7 @@ from gramwright.editors.patch.snapshot import sha256
 from gramwright.editors.patch.transaction import Write, WriteFailed, commit
 from gramwright.errors import PatchError
 
-__all__ = ["ApplyResult", "apply_patch", "plan_writes"]
+__all__ = ["ApplyResult", "apply_checked", "apply_patch", "plan_writes"]
 
 
 @dataclass(frozen=True)
@@ -65,13 +65,24 @@ def plan_writes(report: CheckReport) -> list[tuple[Write, journal.FileRecord, by
     return [item for change in report.files for item in _writes(change, root)]
 
 
-def apply_patch(patch: Patch, root: Path | str, *, fuzzy: bool = False) -> ApplyResult:
+def apply_patch(
+    patch: Patch, root: Path | str, *, fuzzy: bool = False, allow_broken_syntax: bool = False
+) -> ApplyResult:
     """Apply ``patch`` under ``root`` if every edit applies; otherwise write nothing.
 
-    Raises :class:`PatchError` for unsafe paths and for a write that failed (after restoring every
-    file already written); a patch that does not apply is ``applied=False`` with the report.
+    A patch that would leave a file unparseable in its language is not applied unless
+    ``allow_broken_syntax``. Raises :class:`PatchError` for unsafe paths and for a write that
+    failed (after restoring every file already written); a patch that does not apply is
+    ``applied=False`` with the report.
     """
-    report = check_patch(patch, root, fuzzy)
+    report = check_patch(patch, root, fuzzy, allow_broken_syntax=allow_broken_syntax)
+    return apply_checked(report, patch)
+
+
+def apply_checked(report: CheckReport, patch: Patch) -> ApplyResult:
+    """Write what ``report`` — ``check_patch(patch, ...)``'s — computed, without checking the
+    patch again (each write still re-checks its file's hash, so a file changed since the check is
+    refused and nothing is written). A report that is not ``ok`` writes nothing."""
     if not report.ok:
         return ApplyResult(report, False, None, ())
     plan = plan_writes(report)

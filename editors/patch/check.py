@@ -2,13 +2,15 @@
 
 Order matters for safety: every path is resolved and checked first (an escaping path raises before
 any file is read); then each file is read once into a snapshot; then every edit is located, edits
-of one file must not overlap, and each file's new bytes are computed in memory. Nothing is
+of one file must not overlap, and each file's new bytes are computed in memory; a file that
+parsed before and would not after (:mod:`.syntax`) stops the patch. Nothing is
 written here — :mod:`.apply` writes exactly what this report computed.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from gramwright.editors.patch.paths import ResolvedPath, resolve_path
 from gramwright.editors.patch.report import CheckReport, EditCheck, FileChange, Problem
 from gramwright.editors.patch.snapshot import FileSnapshot, read_snapshot
 from gramwright.editors.patch.splice import splice
+from gramwright.editors.patch.syntax import new_syntax_error
 from gramwright.errors import PatchError
 
 __all__ = ["check_patch"]
@@ -33,8 +36,18 @@ class _Target:
 
 
 class _Checker:
-    def __init__(self, patch: Patch, root: Path, fuzzy: bool) -> None:
+    def __init__(
+        self,
+        patch: Patch,
+        root: Path,
+        fuzzy: bool,
+        snapshots: Mapping[str, FileSnapshot] | None = None,
+        allow_broken_syntax: bool = False,
+    ) -> None:
         self.patch, self.root, self.fuzzy = patch, root, fuzzy
+        self.snapshots = snapshots or {}
+        self.allow_broken_syntax = allow_broken_syntax
+        self.notes: list[str] = list(patch.notes)
         self.targets: dict[str, _Target] = {}
         self.rename_to: dict[str, tuple[ResolvedPath, FileRename]] = {}
         self.checks: list[EditCheck] = []
@@ -78,11 +91,41 @@ class _Checker:
             edits=tuple(self.checks),
             files=tuple(self.changes),
             problems=tuple(self.problems),
-            notes=self.patch.notes,
+            notes=tuple(self.notes),
         )
+
+    def breaks_syntax(self, where: ResolvedPath, line: int, before: str | None, after: str) -> bool:
+        """True (and a problem recorded) when ``after`` no longer parses where ``before`` did; with
+        ``allow_broken_syntax`` the finding is a note and the change goes ahead."""
+        found = new_syntax_error(where.path, before, after)
+        if found is None:
+            return False
+        what = (
+            f"would no longer parse as {found.language}"
+            if before is not None
+            else (f"would not parse as {found.language}")
+        )
+        if self.allow_broken_syntax:
+            self.notes.append(
+                f"{where.path}: {what} ({found.one_line()}); written anyway (--allow-broken-syntax)"
+            )
+            return False
+        self.problems.append(
+            Problem(
+                where.path,
+                line,
+                f"the patched file {what}: {found.one_line()}",
+                "fix the new lines (or --allow-broken-syntax to write it anyway)",
+                reason="syntax",
+                line=found.line,
+            )
+        )
+        return True
 
     def read(self, target: _Target, line: int) -> FileSnapshot | bool | None:
         """The snapshot, None when the file does not exist, False when it cannot be used."""
+        if target.where.path in self.snapshots:
+            return self.snapshots[target.where.path]
         if not target.where.real.exists():
             return None
         try:
@@ -148,6 +191,8 @@ class _Checker:
                     )
                     return
                 break
+        if self.breaks_syntax(where, create.patch_line, None, create.content):
+            return
         if snapshot is not None:  # an existing empty file takes the new content in its encoding
             change = FileChange(where.path, where.key, "modify", snapshot, snapshot.encode(create.content))
         else:
@@ -193,10 +238,14 @@ class _Checker:
         self.checks.extend(EditCheck(index, where.path, loc) for index, loc in located)
         if any(loc.match is None for _, loc in located):
             return
-        after = snapshot.encode(splice(snapshot, [loc for _, loc in located]))
+        text = splice(snapshot, [loc for _, loc in located])
+        first = min((edit.patch_line for _, edit in target.edits), default=0)
         if target.renames:
             rename = target.renames[0]
             dest = resolve_path(self.root, rename.new_path, rename.patch_line)
+            # judged in the language of the new name, against the content it had before
+            if self.breaks_syntax(dest, first or rename.patch_line, snapshot.text, text):
+                return
             if dest.key != where.key and dest.real.exists():
                 self.problem(
                     where,
@@ -205,11 +254,12 @@ class _Checker:
                     "delete it first or pick another name",
                 )
                 return
+            after = snapshot.encode(text)
             self.changes.append(
                 FileChange(where.path, where.key, "rename", snapshot, after, dest.path, dest.key)
             )
-        else:
-            self.changes.append(FileChange(where.path, where.key, "modify", snapshot, after))
+        elif not self.breaks_syntax(where, first, snapshot.text, text):
+            self.changes.append(FileChange(where.path, where.key, "modify", snapshot, snapshot.encode(text)))
 
 
 def _mark_overlaps(located: list[tuple[int, Location]]) -> list[tuple[int, Location]]:
@@ -236,10 +286,21 @@ def _mark_overlaps(located: list[tuple[int, Location]]) -> list[tuple[int, Locat
     return out
 
 
-def check_patch(patch: Patch, root: Path | str, fuzzy: bool = False) -> CheckReport:
+def check_patch(
+    patch: Patch,
+    root: Path | str,
+    fuzzy: bool = False,
+    *,
+    snapshots: Mapping[str, FileSnapshot] | None = None,
+    allow_broken_syntax: bool = False,
+) -> CheckReport:
     """Check ``patch`` against the files under ``root`` without writing anything.
 
+    ``snapshots`` (by path relative to ``root``) are files the caller has read already: they are
+    not read again (an apply still re-checks each file's hash before it writes). A file that
+    parsed in its language (:mod:`.syntax`) and would not after the patch is a problem (reason
+    ``syntax``, with the line of the first error); ``allow_broken_syntax`` turns that into a note.
     Raises :class:`PatchError` for a path that escapes ``root`` (before any file is read); every
     other finding is in the report (``report.ok`` says whether the patch applies).
     """
-    return _Checker(patch, Path(root).resolve(), fuzzy).run()
+    return _Checker(patch, Path(root).resolve(), fuzzy, snapshots, allow_broken_syntax).run()

@@ -1,11 +1,12 @@
 """The applicability check for one edit: where its old text is in the file, or why it is nowhere.
 
-Exact whole-line matches first, and they must be unique: several are an error listing every
-candidate (never a silent first match), unless the format itself chooses — a unified diff's
-header line (nearest candidate first, in git apply's order: the line, one after, one before, …)
-or apply-patch anchor lines (the first match after them). Tolerant levels (:mod:`.match`) are
-tried only when there is no exact match; they are accepted only with ``fuzzy`` and must be
-unique too. A failure carries the nearest lines of the file (:mod:`.nearest`).
+Exact whole-line matches first (a patch line may end in LF where the file's ends in CRLF, or
+back: still exact, the file's endings kept, reported as normalised), and they must be unique:
+several are an error listing every candidate (never a silent first match), unless the format
+itself chooses — a unified diff's header line (nearest candidate first, in git apply's order:
+the line, one after, one before, …) or apply-patch anchor lines (the first match after them).
+Tolerant levels (:mod:`.match`) are tried only when there is no exact match; they are accepted
+only with ``fuzzy`` and must be unique too. A failure carries the nearest lines of the file (:mod:`.nearest`).
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _allowed(match: Match, edit: Edit, floor: int, size: int) -> bool:
 
 
 def _not_found(edit: Edit, lines: tuple[str, ...], floor: int) -> Location:
-    anywhere = [m.start + 1 for m in find_matches(lines, edit.old, 0, exact_eol=edit.exact_eol)]
+    anywhere = [m.start + 1 for m in find_matches(lines, edit.old, 0, exact_eol=edit.exact_eol, eol=True)]
     reason = "position"
     if anywhere and edit.at_start:
         message = f"the old lines are at line {_lines_list(anywhere)}, but a hunk at line 1 must match there"
@@ -172,6 +173,12 @@ def locate(edit: Edit, lines: tuple[str, ...], *, fuzzy: bool = False, cursor: i
             for m in find_matches(lines, edit.old, level, exact_eol=edit.exact_eol)
             if _allowed(m, edit, floor, len(lines))
         ]
+        if not found and level == 0:  # exact but for LF vs CRLF: still exact, the endings normalised
+            found = [
+                m
+                for m in find_matches(lines, edit.old, 0, exact_eol=edit.exact_eol, eol=True)
+                if _allowed(m, edit, floor, len(lines))
+            ]
         if found:
             break
         past_eof = None if level or fuzzy else _past_eof_marker(edit, lines, floor)

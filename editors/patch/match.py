@@ -5,6 +5,11 @@ user: ``exact``; ``trailing-whitespace`` (spaces/tabs at line ends); ``crlf`` (l
 ignored: LF text against a CRLF file and back); ``indent`` (every non-blank line shifted by one
 uniform prefix, which the new text then gets too); ``unicode`` (curly quotes, dashes and odd spaces
 read as their ASCII look-alikes, as Codex's last pass does). Pure functions on line tuples.
+
+Apart from the levels, an exact match may differ from the file in line terminators alone (LF in
+the patch, CRLF in the file, or back): models write LF whatever the file has, and git applies
+such a diff exactly where it converts line endings (``core.autocrlf``). Such a match is exact
+with ``eol`` set; the file keeps its own terminators and the report says they were normalised.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ class Match:
     level: int
     shift: str = ""
     direction: int = 1
+    eol: bool = False  # exact but for LF vs CRLF: the new lines take the file's terminators
 
     @property
     def tolerance(self) -> str | None:
@@ -61,10 +67,12 @@ def _norm(line: str, level: int) -> str:
     return content
 
 
-def _same_ending(file_line: str, old_line: str, level: int, exact_eol: bool) -> bool:
+def _same_ending(file_line: str, old_line: str, level: int, exact_eol: bool, eol: bool = False) -> bool:
     if level >= _CRLF:
         return True
     mine, theirs = line_ending(file_line), line_ending(old_line)
+    if eol and mine and theirs:
+        return True  # "\n" against "\r\n": a line end either way
     # text that cannot spell a missing final newline (SEARCH/REPLACE) matches the last line anyway
     return mine == theirs or (not exact_eol and mine == "")
 
@@ -97,7 +105,7 @@ def _shift(segment: tuple[str, ...], old: tuple[str, ...], level: int) -> tuple[
 
 
 def _matches_at(
-    lines: tuple[str, ...], old: tuple[str, ...], start: int, level: int, exact_eol: bool
+    lines: tuple[str, ...], old: tuple[str, ...], start: int, level: int, exact_eol: bool, eol: bool
 ) -> Match | None:
     segment = lines[start : start + len(old)]
     if level >= _INDENT:
@@ -108,13 +116,16 @@ def _matches_at(
     for file_line, old_line in zip(segment, old, strict=True):
         if _norm(file_line, level) != _norm(old_line, level):
             return None
-        if not _same_ending(file_line, old_line, level, exact_eol):
+        if not _same_ending(file_line, old_line, level, exact_eol, eol):
             return None
-    return Match(start, start + len(old), level)
+    return Match(start, start + len(old), level, eol=eol)
 
 
-def find_matches(lines: tuple[str, ...], old: tuple[str, ...], level: int, *, exact_eol: bool) -> list[Match]:
-    """Every place ``old`` (non-empty) matches ``lines`` at exactly this level, in file order."""
+def find_matches(
+    lines: tuple[str, ...], old: tuple[str, ...], level: int, *, exact_eol: bool, eol: bool = False
+) -> list[Match]:
+    """Every place ``old`` (non-empty) matches ``lines`` at exactly this level, in file order;
+    with ``eol`` (level 0 only) a LF line end also matches a CRLF one and back."""
     if not old or len(old) > len(lines):
         return []
     # a cheap first-line filter before comparing whole runs
@@ -126,7 +137,7 @@ def find_matches(lines: tuple[str, ...], old: tuple[str, ...], level: int, *, ex
         head = _norm(lines[start], level)
         if (head.strip() if level >= _INDENT else head) != first:
             continue
-        match = _matches_at(lines, old, start, level, exact_eol)
+        match = _matches_at(lines, old, start, level, exact_eol, eol)
         if match is not None:
             found.append(match)
     return found

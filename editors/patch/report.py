@@ -47,6 +47,8 @@ class EditCheck:
             "status": self.status,
             "reason": loc.reason or None,
             "tolerance": loc.match.tolerance if loc.match else None,
+            # exact but for LF vs CRLF: the file kept its own line endings
+            "normalised": "line-endings" if loc.match is not None and loc.match.eol else None,
             "start_line": lines[0] if lines else None,
             "end_line": lines[1] if lines else None,
             "offset": loc.offset,
@@ -73,6 +75,9 @@ class Problem:
     patch_line: int
     message: str
     hint: str = ""
+    # a stable code where one helps (docs/patches.md): "syntax" (the patched file would not parse)
+    reason: str = ""
+    line: int | None = None  # the file line it is about (syntax: the first error in the new text)
 
     def one_line(self) -> str:
         return f"{self.path} (patch line {self.patch_line}): {self.message}" + (
@@ -139,7 +144,14 @@ class CheckReport:
             "edits": [e.as_dict() for e in self.edits],
             "files": [f.as_dict() for f in self.files],
             "problems": [
-                {"path": p.path, "patch_line": p.patch_line, "message": p.message, "hint": p.hint}
+                {
+                    "path": p.path,
+                    "patch_line": p.patch_line,
+                    "message": p.message,
+                    "hint": p.hint,
+                    "reason": p.reason or None,
+                    "line": p.line,
+                }
                 for p in self.problems
             ],
             "notes": list(self.notes),

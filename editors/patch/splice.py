@@ -4,8 +4,8 @@ Exact matches of unified-diff hunks are spliced in as written, terminators and a
 ``git apply`` does. Everywhere else the new text is merged against the old: lines the edit keeps
 (difflib's ``equal`` runs of old against new) are copied from the *file*, so a tolerant match
 keeps the file's own trailing spaces, CRLFs and quote characters on the lines it did not change;
-lines the edit adds get the match's indentation shift and, past the ``crlf`` level, the file's
-newline.
+lines the edit adds get the match's indentation shift and, past the ``crlf`` level or where the
+match was exact but for LF vs CRLF, the file's newline.
 
 The final newline: an edit whose old text ends at the file's last line decides how the file ends
 — a diff spells it out (``\\ No newline at end of file``); SEARCH/REPLACE and apply-patch text are
@@ -34,8 +34,10 @@ def _with_ending(line: str, ending: str) -> str:
 def _replacement(location: Location, lines: tuple[str, ...], preferred: str) -> list[str]:
     match, edit = location.match, location.edit
     assert match is not None
-    if match.level == 0 and edit.exact_eol:
+    if match.level == 0 and edit.exact_eol and not match.eol:
         return list(edit.new)
+    # past the crlf level, or exact but for LF vs CRLF: every line gets the file's terminators
+    convert = match.level >= _CRLF_LEVEL or match.eol
     segment = lines[match.start : match.end]
     out: list[str] = []
     opcodes = difflib.SequenceMatcher(None, edit.old, edit.new, autojunk=False).get_opcodes()
@@ -43,12 +45,12 @@ def _replacement(location: Location, lines: tuple[str, ...], preferred: str) -> 
         if tag == "equal":
             for kept, new in zip(segment[i1:i2], edit.new[j1:j2], strict=True):
                 # the file's last line, kept but no longer last or now ending as the new text does
-                ending = preferred if match.level >= _CRLF_LEVEL else line_ending(new)
+                ending = preferred if convert else line_ending(new)
                 out.append(kept if line_ending(kept) else line_content(kept) + ending)
             continue
         for line in edit.new[j1:j2]:
             moved = reindent(line, match)
-            out.append(_with_ending(moved, preferred) if match.level >= _CRLF_LEVEL else moved)
+            out.append(_with_ending(moved, preferred) if convert else moved)
     return out
 
 

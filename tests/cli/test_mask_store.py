@@ -60,3 +60,22 @@ def test_info_then_clear(vocab: TokenVocabulary, tmp_path: Path) -> None:
 def test_bad_format_is_a_usage_error(vocab: TokenVocabulary) -> None:
     got = runner.invoke(app, ["cache", "info", "--format", "xml"])
     assert got.exit_code == 2 and "unknown --format" in got.stderr
+
+
+def test_info_lists_model_conversions_with_sizes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    weights = tmp_path / "models" / "SmolLM2-135M-Instruct.Q4_1-0123456789abcdef" / "model"
+    weights.mkdir(parents=True)
+    (weights / "model.safetensors").write_bytes(b"\0" * 3 * 1024 * 1024)
+    (tmp_path / "models" / "Other-fedcba9876543210" / "tokenizer").mkdir(parents=True)
+    (tmp_path / "models" / "Other-fedcba9876543210" / "tokenizer" / "t.json").write_bytes(b"{}")
+    result = CliRunner().invoke(app, ["cache", "info"])
+    assert result.exit_code == 0, result.output
+    assert "SmolLM2-135M-Instruct.Q4_1-0123456789abcdef: weights and tokenizer, 3.0 MiB" in result.stdout
+    assert "Other-fedcba9876543210: tokenizer, 0.0 MiB" in result.stdout
+    data = json.loads(CliRunner().invoke(app, ["cache", "info", "--format", "json"]).stdout)
+    assert data["conversion_bytes"] == 3 * 1024 * 1024 + 2
+    assert {c["name"]: c["bytes"] for c in data["conversions"]} == {
+        "Other-fedcba9876543210": 2,
+        "SmolLM2-135M-Instruct.Q4_1-0123456789abcdef": 3 * 1024 * 1024,
+    }

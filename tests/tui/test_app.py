@@ -27,6 +27,7 @@ from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
+
 SIZE = (120, 40)
 pytestmark = pytest.mark.anyio
 # The first lint imports jsonschema's format checkers (seconds on a busy machine); later ones take ms.
@@ -36,13 +37,6 @@ VALID_DOC = (
     '{"supplier":"Lenovo","total_amount":10000,"items":[{"name":"ThinkPad","qty":2,"unit_price":5000}]}'
 )
 INVALID_DOC = '{"supplier":"Lenovo","total_amount":1,"items":[{"name":"x","qty":0,"unit_price":1}]}'
-
-
-@pytest.fixture
-def schema_path(tmp_path: Path) -> Path:
-    path = tmp_path / "purchase_order.json"
-    shutil.copyfile(EXAMPLE, path)
-    return path
 
 
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -490,3 +484,41 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
     load_source(str(path))
     full = time.perf_counter() - t0
     assert times[0] < full / 2, (times, full)
+
+
+async def test_a_new_files_template_is_selected_and_typing_replaces_it(tmp_path: Path) -> None:
+    path = tmp_path / "new.json"
+    async with GramwrightApp(path).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        assert app.editor.selected_text == app.editor.text != ""
+        await pilot.press(*'{"type": "string"}')
+        assert app.editor.text == '{"type": "string"}'
+    async with GramwrightApp(schema_path_copy(tmp_path)).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        assert app.editor.selected_text == ""  # an existing file opens with nothing selected
+
+
+def schema_path_copy(tmp_path: Path) -> Path:
+    path = tmp_path / "existing.json"
+    shutil.copyfile(EXAMPLE, path)
+    return path
+
+
+async def test_saving_invalid_json_asks_first(schema_path: Path) -> None:
+    from gramwright.tui.screens import ConfirmSaveScreen
+
+    original = schema_path.read_text(encoding="utf-8")
+    async with GramwrightApp(schema_path).run_test(size=SIZE) as pilot:
+        app = await ready(pilot)
+        await pilot.press("down", "end", "backspace")  # line 2 loses its trailing comma
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSaveScreen))
+        assert "not valid JSON (line 3" in str(app.screen.query_one("#confirm-question", Static).render())
+        await pilot.press("escape")  # go back: nothing written
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmSaveScreen))
+        assert schema_path.read_text(encoding="utf-8") == original
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSaveScreen))
+        await pilot.press("s")  # save anyway
+        await wait_for(pilot, lambda: not app.session.is_dirty(app.editor.text))
+        assert schema_path.read_text(encoding="utf-8") == app.editor.text != original

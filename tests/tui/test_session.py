@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,15 +17,6 @@ from gramwright.tui.session import NEW_SCHEMA, SchemaSession, parse_schema_text
 from gramwright.tui.widgets.errors import one_line, record
 from gramwright.tui.widgets.sample import outcome_text, shade
 from gramwright.validate import validate_output
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
-
-
-@pytest.fixture
-def schema_path(tmp_path: Path) -> Path:
-    path = tmp_path / "po.json"
-    shutil.copyfile(EXAMPLE, path)
-    return path
 
 
 def test_parse_error_has_line_and_column() -> None:
@@ -148,7 +138,7 @@ def test_every_panel_has_help() -> None:
 
 
 def test_errors_are_one_line() -> None:
-    from gramwright.sources import SourceError
+    from gramwright.errors import SourceError
 
     assert one_line(SourceError("a.json", "no such file", "check the path")) == (
         "no such file (a.json) — check the path"

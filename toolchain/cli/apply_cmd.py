@@ -28,14 +28,13 @@ Examples:
 Formats (--edit-format, auto-detected by default): search-replace (aider's SEARCH/REPLACE
 blocks), udiff (git / GNU / aider unified diffs), apply-patch (Codex's *** Begin Patch envelope).
 
+A changed file that parsed before (Python, JSON; JavaScript, TypeScript, Go, Rust through
+tree-sitter) must still parse after, or nothing is written: the report names the file and the
+line of the first syntax error (--allow-broken-syntax writes it anyway).
+
 Exit codes: 0 applied (with --check: every edit applies), 1 not applicable (nothing written),
 2 usage error or a patch that cannot be parsed.
 """
-
-
-class OutputFormat(StrEnum):
-    human = "human"
-    json = "json"
 
 
 class EditFormatChoice(StrEnum):
@@ -65,14 +64,14 @@ def _root(root: Path | None) -> Path:
     return root.resolve()
 
 
-def _emit(data: dict[str, Any] | None, text: str, output_format: OutputFormat) -> None:
-    sys.stdout.write(common.dump_json(data) if output_format is OutputFormat.json else text)
+def _emit(data: dict[str, Any] | None, text: str, output_format: str) -> None:
+    sys.stdout.write(common.dump_json(data) if output_format == "json" else text)
 
 
 ROOT_OPTION = typer.Option(
     None, "--root", help="Project root; every path must stay inside it. Default: git top level, else cwd."
 )
-FORMAT_OPTION = typer.Option(OutputFormat.human, "--format", "-f", help="Output format.")
+FORMAT_OPTION = typer.Option("human", "--format", "-f", help="human | json")
 
 
 def apply(
@@ -86,8 +85,12 @@ def apply(
         False, "--dry-run", help="Print the unified diff it would write; write nothing."
     ),
     fuzzy: bool = typer.Option(False, "--fuzzy", help="Accept tolerant (unique) matches too."),
-    output_format: OutputFormat = FORMAT_OPTION,
+    output_format: str = FORMAT_OPTION,
+    allow_broken_syntax: bool = typer.Option(
+        False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
+    ),
 ) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.cli.apply_render import render_report
         from gramwright.editors import apply_patch, check_patch, parse_patch, preview_diff
@@ -100,11 +103,11 @@ def apply(
         base = _root(root)
         parsed = parse_patch(text, edit_format.value)
         if check or dry_run:
-            report = check_patch(parsed, base, fuzzy=fuzzy)
+            report = check_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
             data = {**report.as_dict(), "applied": False, "backup_id": None}
             if dry_run and report.ok:
                 diff = preview_diff(report)
-                if output_format is OutputFormat.json:
+                if output_format == "json":
                     _emit({**data, "diff": diff}, "", output_format)
                 else:
                     sys.stdout.write(diff)
@@ -114,7 +117,7 @@ def apply(
             if not report.ok:
                 raise typer.Exit(common.EXIT_FINDINGS)
             return
-        result = apply_patch(parsed, base, fuzzy=fuzzy)
+        result = apply_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
         data = {**result.report.as_dict(), "applied": result.applied, "backup_id": result.entry_id}
         text_out = render_report(result.report)
         if result.applied:
@@ -133,8 +136,9 @@ def undo(
         None, metavar="[ID]", help="Journal entry (default: latest applied)."
     ),
     root: Path | None = ROOT_OPTION,
-    output_format: OutputFormat = FORMAT_OPTION,
+    output_format: str = FORMAT_OPTION,
 ) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.editors import undo as undo_entry
         from gramwright.editors.patch.undo import UndoRefused
@@ -147,7 +151,8 @@ def undo(
         _emit({"entry": result.entry.as_dict(), "restored": list(result.restored)}, text, output_format)
 
 
-def history(root: Path | None = ROOT_OPTION, output_format: OutputFormat = FORMAT_OPTION) -> None:
+def history(root: Path | None = ROOT_OPTION, output_format: str = FORMAT_OPTION) -> None:
+    output_format = common.output_format(output_format)
     with common.user_errors():
         from gramwright.cli.apply_render import render_history
         from gramwright.editors import history as journal_history

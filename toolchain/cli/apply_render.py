@@ -14,6 +14,8 @@ def _edit_line(check: EditCheck) -> list[str]:
         where += f":{first}" if last <= first else f":{first}-{last}"
     if check.status == "exact":
         verdict = "exact"
+        if loc.match is not None and loc.match.eol:
+            verdict += " (line endings normalised: LF vs CRLF; the file keeps its own)"
     elif check.status == "tolerant":
         verdict = f"tolerant ({loc.match.tolerance if loc.match else '?'})"
     else:

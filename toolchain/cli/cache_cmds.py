@@ -20,7 +20,9 @@ def register(app: typer.Typer) -> None:
     cache_app = typer.Typer(help=HELP, no_args_is_help=True)
     app.add_typer(cache_app, name="cache")
 
-    @cache_app.command("info", help="Where the cache is, its size, entries and hit rates.")
+    @cache_app.command(
+        "info", help="Where the cache is: mask stores (size, entries, hit rates) and model conversions."
+    )
     def info(
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
@@ -45,6 +47,14 @@ def register(app: typer.Typer) -> None:
             )
         if got.legacy_bytes:
             typer.echo(f"  old pickled engine cache: {_mb(got.legacy_bytes)} (never read; `cache clear`)")
+        if got.conversions:
+            typer.echo(
+                f"model conversions: {got.root}/models ({_mb(got.conversion_bytes)}, shared by every"
+                " virtualenv; `cache clear` keeps them)"
+            )
+        for c in got.conversions:
+            what = "weights and tokenizer" if c.weights else "tokenizer"
+            typer.echo(f"  {c.name}: {what}, {_mb(c.bytes)}")
 
     @cache_app.command("clear", help="Remove every mask store (model conversions stay).")
     def clear(
@@ -52,7 +62,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     ) -> None:
         from gramwright.engine.cache_info import clear_cache
-        from gramwright.engine.mask_store import cache_root
+        from gramwright.fsutil import cache_root
 
         fmt = common.output_format(fmt, as_json)
         with common.user_errors():

@@ -70,6 +70,9 @@ def edit(
         None, "--root", help="Project root (default: git top level, else cwd); undo uses the same."
     ),
     fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    allow_broken_syntax: bool = typer.Option(
+        False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
+    ),
 ) -> None:
     fmt = common.output_format(fmt, False)
     if sum((check, dry_run, apply)) > 1:
@@ -83,6 +86,7 @@ def edit(
     console = Console(stderr=True)
     with common.user_errors(), frozen_after_cold_masks():
         from gramwright.editors.generate.edit import generate_edit
+        from gramwright.editors.patch.model import EditFormat
 
         if root is not None and not root.is_dir():
             common.fail(f"--root {root}: not a directory")
@@ -91,13 +95,14 @@ def edit(
                 [str(f) for f in files],
                 instruction,
                 model=model,
-                fmt=edit_format.value,
+                fmt=EditFormat(edit_format.value),
                 root=root,
                 constrain=not no_constrain,
                 mode=mode,
                 sampling=SamplingOptions(max_tokens=max_tokens, temperature=temperature, seed=seed),
                 max_replace_lines=max_replace_lines,
                 progress=lambda msg: status.update(msg),
+                allow_broken_syntax=allow_broken_syntax,
             )
     if fmt == "json":
         typer.echo(common.dump_json(result.as_dict()), nl=False)
@@ -128,8 +133,9 @@ def _human(result: object) -> str:
         lines.append(render_report(result.report).rstrip("\n"))
     if result.diff:
         lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
-    if result.applied is None and result.finish_reason != "stop" and result.applicable:
-        lines.append("truncated (finish_reason length): not applied")
+    prefix_ok = result.report is not None and result.report.ok
+    if result.applied is None and result.finish_reason != "stop" and prefix_ok:
+        lines.append(f"truncated (finish_reason {g.finish_reason}): not applicable, not applied")
     elif result.finish_reason != "stop":
         what = "each REPLACE section" if result.format.value == "search-replace" else "each run of + lines"
         bound = f", or bound {what} with --max-replace-lines N"

@@ -43,12 +43,6 @@ findings only), 2 usage error or unreadable input.
 """
 
 
-class OutputFormat(StrEnum):
-    human = "human"
-    json = "json"
-    sarif = "sarif"
-
-
 class FailOn(StrEnum):
     error = "error"
     warn = "warn"
@@ -110,7 +104,7 @@ def lint(
         help="Target: gramwright, openai-strict, anthropic, gemini, llguidance, xgrammar, llama-cpp; "
         "NAME@VERSION picks a dated version (openai-strict@2024-08).",
     ),
-    output_format: OutputFormat = typer.Option(OutputFormat.human, "--format", "-f", help="Output format."),
+    output_format: str = typer.Option("human", "--format", "-f", help="human | json | sarif"),
     fail_on: FailOn = typer.Option(
         FailOn.error, "--fail-on", help="Exit 1 when a finding is at least this severe."
     ),
@@ -132,6 +126,7 @@ def lint(
         False, "--update-baseline", help="Write today's findings to the --baseline FILE (and exit 0)."
     ),
 ) -> None:
+    output_format = common.output_format(output_format, choices=("human", "json", "sarif"))
     with common.user_errors():
         from gramwright.lint import LintOptions, ProfileError, lint_schema, load_profile
         from gramwright.lint.diagnostic import SEVERITY_RANK
@@ -140,7 +135,7 @@ def lint(
         from gramwright.lint.render import render_human, render_json, render_sarif
 
         if list_rules:
-            if output_format is OutputFormat.json:
+            if output_format == "json":
                 sys.stdout.write(common.dump_json(rule_docs()))
             else:
                 sys.stdout.write(rules_markdown() + "\n")
@@ -174,11 +169,11 @@ def lint(
         if baseline is not None and update_baseline:
             raise typer.Exit(_write_baseline(baseline, reports))
         comparison = _compare(baseline, reports) if baseline is not None else None
-        if output_format is OutputFormat.json:
+        if output_format == "json":
             sys.stdout.write(
                 render_json(reports) if comparison is None else _json_with_baseline(reports, comparison)
             )
-        elif output_format is OutputFormat.sarif:
+        elif output_format == "sarif":
             sources = {path: text for path, _, text, _ in documents}
             sys.stdout.write(render_sarif(reports, sources, comparison))
         else:

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from gramwright.engine.mask_store import CACHE_ENV, MaskStore, cache_root
+from gramwright.engine.mask_store import MaskStore
 from gramwright.engine.matcher import GrammarEngine
 from gramwright.engine.vocab import TokenVocabulary
+from gramwright.fsutil import CACHE_ENV, cache_root
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import compile_grammar
 

@@ -2,8 +2,9 @@
 
 The cache root (``$GRAMWRIGHT_CACHE`` or ``~/.cache/gramwright``) holds the mask stores
 (``masks/<tokenizer>-<engine version>/``, ``mask_store.py``) beside the model loader's converted
-GGUF files; ``engine/`` is where the old pickled engine cache lived (never read now, removed by
-``clear``). Plain data out, no printing.
+GGUF files (``models/<gguf stem>-<key>/``, listed here by folder, never read); ``engine/`` is
+where the old pickled engine cache lived (never read now, removed by ``clear``). Plain data out,
+no printing.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import struct
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from gramwright.engine.mask_store import SUFFIX, cache_root, max_bytes, read_stats
+from gramwright.engine.mask_store import SUFFIX, max_bytes, read_stats
 from gramwright.engine.matcher import ENGINE_VERSION
 from gramwright.engine.store_format import MAGIC
+from gramwright.fsutil import cache_root
 
 _COUNT_AT = len(MAGIC) + 4  # the header follows the magic and its length
 
@@ -38,20 +40,36 @@ class StoreInfo:
 
 
 @dataclass(frozen=True)
+class ConversionInfo:
+    """One converted model under ``models/``: its folder name and what it holds."""
+
+    name: str  # <gguf stem>-<content and converter key>
+    bytes: int
+    weights: bool  # float32 weights (``model/``), not only the tokenizer
+
+
+@dataclass(frozen=True)
 class CacheInfo:
     root: str
     limit_bytes: int
     engine_version: str
     stores: list[StoreInfo] = field(default_factory=list)
     legacy_bytes: int = 0  # the old pickled engine cache, if one is still there
+    conversions: list[ConversionInfo] = field(default_factory=list)
 
     @property
     def bytes(self) -> int:
+        """The mask stores' bytes (what ``GRAMWRIGHT_CACHE_MAX_MB`` bounds and ``clear`` removes)."""
         return sum(s.bytes for s in self.stores) + self.legacy_bytes
+
+    @property
+    def conversion_bytes(self) -> int:
+        return sum(c.bytes for c in self.conversions)
 
     def as_dict(self) -> dict[str, object]:
         out = asdict(self)
         out["bytes"] = self.bytes
+        out["conversion_bytes"] = self.conversion_bytes
         for store, info in zip(out["stores"], self.stores, strict=True):
             store["hit_rate"] = info.hit_rate
         return out
@@ -94,7 +112,12 @@ def cache_info(root: Path | None = None) -> CacheInfo:
                 misses=stats["misses"],
             )
         )
-    return CacheInfo(str(root), max_bytes(), ENGINE_VERSION, stores, _size(root / "engine"))
+    conversions = [
+        ConversionInfo(folder.name, _size(folder), (folder / "model").is_dir())
+        for folder in sorted((root / "models").glob("*"))
+        if folder.is_dir() and not folder.name.startswith(".")
+    ]
+    return CacheInfo(str(root), max_bytes(), ENGINE_VERSION, stores, _size(root / "engine"), conversions)
 
 
 def clear_cache(root: Path | None = None) -> int:

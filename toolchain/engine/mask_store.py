@@ -29,18 +29,12 @@ from gramwright.engine import bitset
 from gramwright.engine.local_masks import LocalMask
 from gramwright.engine.matcher import ENGINE_VERSION
 from gramwright.engine.store_format import Entry, Segment, StoreFormatError, digest, encode_segment
-from gramwright.fsutil import atomic_write_bytes, atomic_write_text
+from gramwright.fsutil import atomic_write_bytes, atomic_write_text, cache_root
 
-CACHE_ENV = "GRAMWRIGHT_CACHE"
 MAX_MB_ENV = "GRAMWRIGHT_CACHE_MAX_MB"
 DEFAULT_MAX_MB = 256
 MAX_SEGMENTS = 8  # more than this many segments in one store: they are merged into one
 SUFFIX = ".gwm"
-
-
-def cache_root() -> Path:
-    root = os.environ.get(CACHE_ENV)
-    return Path(root) if root else Path.home() / ".cache" / "gramwright"
 
 
 def max_bytes() -> int:

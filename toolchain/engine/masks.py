@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -49,28 +48,27 @@ from gramwright.engine.vocab import TokenVocabulary
 from gramwright.recognizer.compiled import BOTTOM, DEAD, Chain, CompiledGrammar
 
 # At or below this many tokens with an allowed first byte, a trie walk beats numpy over the
-# vocabulary (measured on the JSONSchemaBench replay: 300 and 5000 were slower overall).
+# vocabulary: fewer tokens favour the trie's shared prefixes, more favour numpy's vector walk; on
+# the JSONSchemaBench replay both 300 and 5,000 were slower overall.
 TRIE_MAX_TOKENS = 1500
 # … and so does it from a state allowing at most this many bytes, however many tokens start
 # with them (a key's next letters, a pattern's class): a trie walk only goes down the prefixes
 # the state lets through and accepts a looping subtree whole, where numpy walks every token to
 # its end and builds each state it meets. Wider states are string bodies and a free key's body,
 # whose first bytes lead into a shared state with a stored suffix mask (the vector walk's
-# shortcut). Instruction counts of the cold masks, fresh engine per schema, store attached:
-# the six fresh-process schemas 1,192.5 M → 1,121.5 M at 64 (1,127 M at 40; a two-byte count
-# ≤ 1,500 below 32 bytes before), 27 held-out schemas 3,850 → 3,734 M at 64 (3,792 at 20, 3,803 at
-# 40); at 100 and above Kubernetes +42 %, Snowplow +29 % (a free key's body by trie).
+# shortcut); walking those by trie costs far more (Kubernetes and Snowplow at 100 and above), so
+# the bound sits where the narrow states end (docs/dev/benchmarks.md has the counts).
 TRIE_MAX_BYTES = 64
-# Top frames in a local key, not counting leaf rules (a character, an escape). Measured on the
-# JSONSchemaBench mask replay: 1 → 8.6 s total, 2 → 12.6 s, 3 → 11.0 s (before band/shape keys).
+# Top frames in a local key, not counting leaf rules (a character, an escape). A deeper key
+# tells more states apart and so shares fewer masks: on the JSONSchemaBench replay 2 and 3 cost
+# more time in all than 1.
 DEFAULT_DEPTH = 1
 
 # Token length bands (bytes): near the end of ``x{0,n}`` a band's mask depends only on whether
 # the end is within its upper bound, so short-token bands are shared by most copies. Each band is
 # a key to name (a signature walk) and a mask to look up and OR at every new position, so fewer
-# bands win once walks are shared or stored: (2, 4, 6, 8, 11, 16) → (8,) took the long replay
-# from 4.05× / 5.18× llguidance (mean / p99) to 3.17× / 3.73×, and the fresh-process replay's
-# 8 schemas (store built) 432 → 340 ms (sums of per-schema minima; (4, 16) and (16,) between).
+# bands win once walks are shared or stored: one band at 8 bytes beat six finer ones, and (4, 16)
+# or (16,), on the long replay and in fresh processes alike.
 BAND_UPPERS = (8,)
 # A trie walk's state is named by content (and so shared between grammars and stored) when it
 # starts on this many bytes with this many tokens behind them: any character past ASCII does.
@@ -132,31 +130,6 @@ class MaskComputer:
         # own masks computed since the last ``publish`` (named with the grammar's hash only then:
         # at the end of a run, not in a mask's time)
         self._unpublished: dict[Hashable, LocalMask] = {}
-
-    def state(self) -> dict[str, object]:
-        return {
-            "local": self.local,
-            "cache": self.cache,
-            "local_masks": self.local_masks,
-            "table": self.walker.table,
-            "return_configs": self._return_configs,
-            "empty": self.empty,
-        }
-
-    def load_state(self, state: dict[str, Any]) -> None:
-        self.local = state["local"]
-        self.keys = self.local.keys  # the memo tables of the keys travel with the automaton
-        self.walker = LocalWalker(self.local, self.vocab)
-        self.walker.table = state["table"]
-        self.cache = state["cache"]
-        self.local_masks = state["local_masks"]
-        self._return_configs = state["return_configs"]
-        self.empty = state["empty"]
-        self._chain_lids = {}  # local ids belong to the automaton just replaced
-        self._cheap_lids = {}
-        self._pending = {}
-        self._pending_by_content = {}
-        self._frame_parts = {}
 
     # -- per configuration -------------------------------------------------------------------
     def allowed_bits(self, config: int) -> Words:

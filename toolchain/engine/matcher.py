@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -94,16 +93,6 @@ class GrammarEngine:
         self.stopped_bitmask.setflags(write=False)
         self.from_cache = False
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
-
-    def state(self) -> dict[str, Any]:
-        """What the disk cache stores: memo tables only (no vocabulary, no tensors)."""
-        return {"compiled": self.compiled, "masks": self.masks.state()}
-
-    @classmethod
-    def restore(cls, state: dict[str, Any], vocab: TokenVocabulary) -> GrammarEngine:
-        engine = cls(state["compiled"], vocab)
-        engine.masks.load_state(state["masks"])
-        return engine
 
     @property
     def cache_key(self) -> tuple[str, str, str]:

@@ -68,8 +68,6 @@ def rules_markdown(profile_names: list[str] | None = None) -> str:
     lines.append("")
     for d in docs:
         lines += [f"### `{d['id']}`", "", f"**Detects:** {d['what']}", "", f"**Why:** {d['why']}", ""]
-        if d["anchors"]:
-            lines += [f"**Anchors:** {d['anchors']}", ""]
         if d["fixable"]:
             lines += ["**Fix:** mechanical (JSON Patch in the diagnostic's `fix`).", ""]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 from gramwright.lint.diagnostic import Finding, Severity
 
@@ -50,57 +50,58 @@ def _register(rule: Rule) -> None:
     RULES[rule.id] = rule
 
 
-def node_rule(
+class RuleOptions(TypedDict, total=False):
+    """What a rule may say beyond its id, ``what`` and ``why`` (node and document rules alike)."""
+
+    anchors: str
+    default: SeveritySetting  # "warn" when not given
+    variants: Mapping[str, SeveritySetting]
+    fixable: bool
+    limits: tuple[str, ...]
+
+
+def _rule(
     rule_id: str,
-    *,
-    on: Iterable[str] | None,
     what: str,
     why: str,
-    anchors: str = "",
-    default: SeveritySetting = "warn",
-    variants: Mapping[str, SeveritySetting] | None = None,
-    fixable: bool = False,
-    limits: tuple[str, ...] = (),
+    options: RuleOptions,
+    *,
+    on: frozenset[str] | None = None,
+    node_check: NodeCheck | None = None,
+    document_check: DocumentCheck | None = None,
+) -> None:
+    _register(
+        Rule(
+            rule_id,
+            what,
+            why,
+            options.get("anchors", ""),
+            options.get("default", "warn"),
+            dict(options.get("variants") or {}),
+            on,
+            node_check,
+            document_check,
+            options.get("fixable", False),
+            options.get("limits", ()),
+        )
+    )
+
+
+def node_rule(
+    rule_id: str, *, on: Iterable[str] | None, what: str, why: str, **options: Unpack[RuleOptions]
 ) -> Callable[[NodeCheck], NodeCheck]:
     def wrap(check: NodeCheck) -> NodeCheck:
-        trigger = frozenset(on) if on is not None else None
-        _register(
-            Rule(
-                rule_id,
-                what,
-                why,
-                anchors,
-                default,
-                dict(variants or {}),
-                trigger,
-                check,
-                None,
-                fixable,
-                limits,
-            )
-        )
+        _rule(rule_id, what, why, options, on=frozenset(on) if on is not None else None, node_check=check)
         return check
 
     return wrap
 
 
 def document_rule(
-    rule_id: str,
-    *,
-    what: str,
-    why: str,
-    anchors: str = "",
-    default: SeveritySetting = "warn",
-    variants: Mapping[str, SeveritySetting] | None = None,
-    fixable: bool = False,
-    limits: tuple[str, ...] = (),
+    rule_id: str, *, what: str, why: str, **options: Unpack[RuleOptions]
 ) -> Callable[[DocumentCheck], DocumentCheck]:
     def wrap(check: DocumentCheck) -> DocumentCheck:
-        _register(
-            Rule(
-                rule_id, what, why, anchors, default, dict(variants or {}), None, None, check, fixable, limits
-            )
-        )
+        _rule(rule_id, what, why, options, document_check=check)
         return check
 
     return wrap

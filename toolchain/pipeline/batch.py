@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import PipelineError
-from gramwright.pipeline.result import StructuredResult, plain
+from gramwright.pipeline.result import StructuredResult
+from gramwright.validate import as_floats
 
 __all__ = [
     "BatchInput",
@@ -146,7 +147,7 @@ def run_batch(
     try:
         for item in _todo(inputs, by_id):
             row = output_row(item.id, solve(item))
-            out.append(plain(row))
+            out.append(as_floats(row))
             if side is not None:
                 side.append(metrics_row(row))
             by_id[item.id] = row

@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 from gramwright.errors import PipelineError
 from gramwright.pipeline.rules import FillSpec, RuleSet, RuleSpec
 from gramwright.pointer import join_pointer, pointer_tokens
+from gramwright.validate import as_floats
 
 __all__ = ["RuleOutcome", "compile_expression", "evaluate_fill", "evaluate_rules", "scope_pointers"]
 
@@ -86,17 +86,6 @@ def _functions() -> dict[str, Any]:
     return {**STDLIB_FUNCTIONS, "approx": _approx}
 
 
-def cel_value(value: Any) -> Any:
-    """A document as CEL sees it: decimals as doubles (CEL has no decimal type)."""
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, list):
-        return [cel_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): cel_value(v) for k, v in value.items()}
-    return value
-
-
 def run_cel(expression: str, self_value: Any, root: Any) -> Any:
     import cel
 
@@ -122,7 +111,7 @@ def scope_pointers(pattern: str, document: Any) -> Iterator[tuple[str, Any]]:
 
 def evaluate_rules(rules: RuleSet, document: Any) -> list[RuleOutcome]:
     """Every rule at every place of its scope; the outcomes of those that did not pass."""
-    root = cel_value(document)
+    root = as_floats(document)
     found: list[RuleOutcome] = []
     for spec in rules.rules:
         for at, value in scope_pointers(spec.scope, root):
@@ -177,7 +166,7 @@ def _python_outcomes(spec: RuleSpec, pointer: str, at: str, document: Any) -> It
 
 def evaluate_fill(fill: FillSpec, document: Any) -> Any:
     """The value a rule-engine fallback computes (a PipelineError when it cannot)."""
-    root = cel_value(document)
+    root = as_floats(document)
     try:
         return run_cel(fill.expression, root, root)
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:

@@ -16,31 +16,10 @@ from typing import Any
 
 from gramwright.pipeline.result import ResultError
 from gramwright.pointer import join_pointer
+from gramwright.schema.exits import is_exit
 
 __all__ = ["exit_note", "feedback_note", "schema_exits", "user_turn"]
 
-# enum values that mean "cannot tell" (the linter's exit/missing-refusal rule asks for one)
-_EXIT_VALUES = frozenset(
-    {
-        "other",
-        "unknown",
-        "none",
-        "n/a",
-        "not_applicable",
-        "cannot_determine",
-        "insufficient_information",
-        "unspecified",
-        "not_specified",
-        "其他",
-        "其它",
-        "未知",
-        "无法判断",
-        "无法确定",
-        "不确定",
-        "信息不足",
-        "未提及",
-    }
-)
 MAX_FEEDBACK_ERRORS = 8
 
 
@@ -57,7 +36,7 @@ def schema_exits(schema: Any, at: str = "", depth: int = 0) -> Iterator[tuple[st
                 if types == "null" or (isinstance(types, list) and "null" in types):
                     yield where, "null"
                 for value in sub.get("enum", []) or []:
-                    if value is None or (isinstance(value, str) and value.strip().lower() in _EXIT_VALUES):
+                    if is_exit(value):
                         yield where, json.dumps(value, ensure_ascii=False)
             yield from schema_exits(sub, where, depth + 1)
     items = schema.get("items")

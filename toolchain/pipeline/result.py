@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Literal
 
-__all__ = ["Attempt", "Dropped", "ResultError", "Status", "StructuredResult", "confidence", "plain"]
+from gramwright.validate import as_floats
+
+__all__ = ["Attempt", "Dropped", "ResultError", "Status", "StructuredResult", "confidence"]
 
 Status = Literal["ok", "partial", "degraded", "failed"]
 
@@ -127,7 +128,7 @@ class StructuredResult:
                 a.pop("text")
         return {
             "status": self.status,
-            "value": plain(self.value),
+            "value": as_floats(self.value),
             "layer": self.layer,
             "degraded": self.degraded,
             "confidence": self.confidence,
@@ -146,17 +147,6 @@ class StructuredResult:
             "attempts": attempts,
             "metrics": self.metrics,
         }
-
-
-def plain(value: Any) -> Any:
-    """A value JSON can write: exact decimals become floats (or ints when integral and written so)."""
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    return value
 
 
 def confidence(result: StructuredResult, *, leaves_before: int, leaves_after: int) -> float:
@@ -196,4 +186,4 @@ def count_leaves(value: Any) -> int:
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(plain(data), ensure_ascii=False)
+    return json.dumps(as_floats(data), ensure_ascii=False)

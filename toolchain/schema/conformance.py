@@ -199,7 +199,7 @@ def sample(groups: list[SchemaGroup], every: int) -> list[SchemaGroup]:
 
 # -- running -------------------------------------------------------------------------------------
 @contextmanager
-def _alarm(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float) -> Iterator[None]:
     """A hard time limit (SIGALRM) when running on the main thread; the compiler also checks one."""
     if (
         seconds <= 0
@@ -235,7 +235,7 @@ def run_group(group: SchemaGroup, *, timeout_s: float = 10.0, case_budget: int =
     res = GroupResult(group.id, "compiled")
     t0 = time.perf_counter()
     try:
-        with _alarm(timeout_s * 1.5):
+        with time_limit(timeout_s * 1.5):
             registry = SchemaRegistry(group.schema, default_draft=group.draft, remotes=group.remotes)
             compiled = compile_schema(group.schema, options=options, registry=registry)
             cg = compile_grammar(compiled.grammar)
@@ -254,7 +254,7 @@ def run_group(group: SchemaGroup, *, timeout_s: float = 10.0, case_budget: int =
     attribution: _Attribution | None = None
     for t in group.tests:
         try:
-            with _alarm(timeout_s):
+            with time_limit(timeout_s):
                 ok = accepts(
                     rec, t.data, budget=case_budget, draft4=registry.root_draft <= 4, key_order=key_order
                 )

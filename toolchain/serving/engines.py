@@ -1,20 +1,36 @@
-"""Run a document through an exported grammar text in the real engine a server would use.
+"""The engines a server would use (XGrammar, llguidance) and ours, behind two small interfaces.
 
-Only for ``gramwright check --engine`` and the export benchmark: the engines are the bench
-extra's peers (``xgrammar``, ``llguidance``), imported lazily here and nowhere in the core.
-Each engine gets the text the way vLLM and SGLang hand it over — XGrammar's EBNF or Lark
-reader, llguidance's Lark reader or its GBNF conversion (``grammar_from``) — and a tokenizer of
-the 256 single bytes, so that a verdict is about the language, not about one model's tokens.
+The peers come with the bench extra and are imported lazily, here and nowhere else in the core.
+
+* :class:`EngineGrammar` (``gramwright check --engine``, the export benchmark): an exported
+  grammar text loaded the way vLLM and SGLang hand it over — XGrammar's EBNF or Lark reader,
+  llguidance's Lark reader or its GBNF conversion (``grammar_from``) — with a tokenizer of the
+  256 single bytes, so that a verdict is about the language, not about one model's tokens.
+* :class:`MaskEngine` (the mask benchmarks): a JSON Schema compiled by each engine for a real
+  tokenizer, one token mask at a time in the peers' int32 bitset layout — :class:`OursMasks`,
+  :class:`LLGuidanceMasks`, :class:`XGrammarMasks`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from gramwright.errors import GramwrightError
 
-__all__ = ["ENGINES", "EngineGrammar", "EngineMissing", "EngineVerdict", "load_in_engine"]
+__all__ = [
+    "ENGINES",
+    "EngineGrammar",
+    "EngineMissing",
+    "EngineVerdict",
+    "LLGuidanceMasks",
+    "MaskEngine",
+    "OursMasks",
+    "XGrammarMasks",
+    "load_in_engine",
+    "mask_engine",
+]
 
 Engine = Literal["xgrammar", "llguidance"]
 Dialect = Literal["gbnf", "lark"]
@@ -141,3 +157,128 @@ def load_in_engine(engine: str, dialect: str, text: str) -> EngineGrammar:
     if dialect not in ("gbnf", "lark"):
         raise GramwrightError(f"unknown dialect {dialect!r}", hint="use gbnf or lark")
     return EngineGrammar(engine, dialect, text)  # type: ignore[arg-type]
+
+
+# -- token masks for a JSON Schema on a real tokenizer -------------------------------------------
+class MaskEngine(Protocol):
+    """Compile a schema, then for each state fill ``bitmask`` (int32 words, 1 x ceil(vocab/32))
+    and consume a token: what the mask benchmarks time, the same for every engine."""
+
+    name: str
+    bitmask: Any
+
+    def compile(self, schema: Any) -> Any: ...
+
+    def matcher(self, compiled: Any) -> Any: ...
+
+    def mask(self, matcher: Any) -> None: ...
+
+    def consume(self, matcher: Any, tid: int) -> bool: ...
+
+
+class OursMasks:
+    """Our token engine. Per-tokenizer preparation (the vocabulary trie and byte tables) is done
+    here, before timing, as the peers do in their tokenizer objects; masks named by content are
+    shared by every grammar in the process unless ``isolated``."""
+
+    name = "ours"
+
+    def __init__(self, vocab: Any, isolated: bool = False) -> None:
+        import numpy as np
+
+        from gramwright.engine.bitset import num_words
+
+        self.vocab = vocab
+        self.isolated = isolated
+        self.bitmask = np.zeros((1, num_words(vocab.size)), dtype=np.int32)  # as the peers allocate
+        vocab.tables.prepare()
+
+    def compile(self, schema: Any) -> Any:
+        from gramwright.engine.matcher import GrammarEngine
+        from gramwright.schema import compile_schema
+
+        if self.isolated:  # nothing shared with earlier schemas' engines
+            self.vocab.tables.forget_shared()
+        return GrammarEngine(compile_schema(schema).grammar, self.vocab)
+
+    def matcher(self, compiled: Any) -> Any:
+        return compiled.matcher()
+
+    def mask(self, matcher: Any) -> None:
+        matcher.fill_bitmask(self.bitmask, 0)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.try_consume(tid))
+
+
+class LLGuidanceMasks:
+    """llguidance with the Hugging Face tokenizer, compact JSON (no flexible whitespace)."""
+
+    name = "llguidance"
+
+    def __init__(self, hf_tokenizer: Any) -> None:
+        self.llg = _import("llguidance")
+        import llguidance.hf
+        import llguidance.numpy
+
+        self.tok = llguidance.hf.from_tokenizer(hf_tokenizer)
+        self.bitmask = llguidance.numpy.allocate_token_bitmask(1, self.tok.vocab_size)
+
+    def compile(self, schema: Any) -> Any:
+        grammar = self.llg.LLMatcher.grammar_from_json_schema(
+            json.dumps(schema), defaults={"whitespace_flexible": False}
+        )
+        err = self.llg.LLMatcher.validate_grammar(grammar, self.tok)
+        if err:
+            raise ValueError(err)
+        return grammar
+
+    def matcher(self, compiled: Any) -> Any:
+        return self.llg.LLMatcher(self.tok, compiled)
+
+    def mask(self, matcher: Any) -> None:
+        self.llg.numpy.fill_next_token_bitmask(matcher, self.bitmask, 0)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.consume_token(tid)) and not matcher.is_error()
+
+
+class XGrammarMasks:
+    """XGrammar with the Hugging Face tokenizer, compact JSON, no compile cache (every schema cold)."""
+
+    name = "xgrammar"
+
+    def __init__(self, hf_tokenizer: Any, vocab_size: int) -> None:
+        self.xgr = _import("xgrammar")
+        info = self.xgr.TokenizerInfo.from_huggingface(hf_tokenizer, vocab_size=vocab_size)
+        self.compiler = self.xgr.GrammarCompiler(info, cache_enabled=False)
+        self.bitmask = self.xgr.allocate_token_bitmask(1, vocab_size)
+
+    def compile(self, schema: Any) -> Any:
+        return self.compiler.compile_json_schema(
+            json.dumps(schema), any_whitespace=False, separators=(",", ":")
+        )
+
+    def matcher(self, compiled: Any) -> Any:
+        return self.xgr.GrammarMatcher(compiled)
+
+    def mask(self, matcher: Any) -> None:
+        matcher.fill_next_token_bitmask(self.bitmask)
+
+    def consume(self, matcher: Any, tid: int) -> bool:
+        return bool(matcher.accept_token(tid))
+
+
+def mask_engine(
+    name: str, hf_tokenizer: Any, vocab: Any = None, *, vocab_size: int | None = None
+) -> MaskEngine:
+    """The engine ``name`` (ours, llguidance, xgrammar) for ``hf_tokenizer``; ours needs our
+    ``vocab`` of it, XGrammar its size (``vocab.size`` when not given). A missing peer is
+    :class:`EngineMissing`."""
+    if name == "ours":
+        return OursMasks(vocab)
+    if name == "llguidance":
+        return LLGuidanceMasks(hf_tokenizer)
+    if name == "xgrammar":
+        return XGrammarMasks(hf_tokenizer, vocab_size if vocab_size is not None else vocab.size)
+    raise GramwrightError(f"unknown engine {name!r}", hint="use ours, llguidance or xgrammar")

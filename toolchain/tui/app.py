@@ -36,7 +36,14 @@ from gramwright.tui.messages import (
     TokenSampled,
 )
 from gramwright.tui.sampler import SampleCancelled, SampleOutcome, Sampler
-from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt, QuitChoice
+from gramwright.tui.screens import (
+    ConfirmQuitScreen,
+    ConfirmSaveScreen,
+    ErrorsScreen,
+    HelpScreen,
+    PathPrompt,
+    QuitChoice,
+)
 from gramwright.tui.session import CompiledView, SchemaSession, Whitespace, parse_schema_text
 from gramwright.tui.styles import CSS
 from gramwright.tui.widgets.check import CheckPanel
@@ -163,6 +170,9 @@ class GramwrightApp(App[None]):
         if not self.session.is_schema:
             self.diagnostics.show_busy("lint applies to JSON Schemas only")
         self.editor.focus()
+        if not self.session.saved_text and self.editor.text:
+            # a new file starts from a template, selected: the first key typed replaces it
+            self.editor.select_all()
         self.analyse()
 
     def _show_file_state(self) -> None:
@@ -417,10 +427,20 @@ class GramwrightApp(App[None]):
         return True
 
     def action_save(self) -> None:
-        if self.session.path is None:
-            self.action_save_as()
-        else:
-            self.save()
+        def go(save: bool | None = True) -> None:
+            if not save:
+                return
+            if self.session.path is None:
+                self.action_save_as()
+            else:
+                self.save()
+
+        parsed = parse_schema_text(self.editor.text) if self.session.is_schema else None
+        if parsed is not None and not parsed.ok:  # a schema file that is not JSON: ask first
+            where = f"line {parsed.line}, column {parsed.column}: {parsed.error}"
+            self.push_screen(ConfirmSaveScreen(self.session.name, where), go)
+            return
+        go()
 
     def action_save_as(self) -> None:
         def chosen(path: str | None) -> None:

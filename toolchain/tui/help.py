@@ -17,7 +17,7 @@ class HelpTopic:
 GLOBAL_KEYS = """\
 | Key | What it does |
 | --- | --- |
-| `ctrl+s` | save the schema (atomic: temp file + rename) |
+| `ctrl+s` | save the schema (atomic: temp file + rename); asks first when it is not valid JSON |
 | `ctrl+p` | command palette (profile, compile, check, sample, save, export GBNF, …) |
 | `f1` | this help, for the focused panel |
 | `f2` | worker errors: the full detail of the last ones |

@@ -62,6 +62,37 @@ class ConfirmQuitScreen(ModalScreen[QuitChoice | None]):
         self.action_choose(event.button.id or "")
 
 
+class ConfirmSaveScreen(ModalScreen[bool]):
+    """The buffer is not valid JSON: save it anyway, or go back and fix it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "choose(True)", "Save anyway"),
+        Binding("escape,c", "choose(False)", "Cancel"),
+    ]
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__()
+        self.file_name = name
+        self.problem = problem
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-body") as body:
+            body.border_title = "Not valid JSON"
+            yield Static(
+                f"{self.file_name} is not valid JSON ({self.problem}). Save it anyway?", id="confirm-question"
+            )
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Save anyway (s)", id="save", variant="warning")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def action_choose(self, save: bool) -> None:
+        self.dismiss(save)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id == "save")
+
+
 class PathPrompt(ModalScreen[str | None]):
     """Ask for a file path (load a document, save as, export)."""
 

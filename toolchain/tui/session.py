@@ -19,7 +19,8 @@ from gramwright.lint import DEFAULT_PROFILE, LintReport, available_profiles, lin
 from gramwright.schema.errors import SchemaLoadError
 from gramwright.schema.load import decode_schema_bytes
 from gramwright.schema.load import parse_schema_text as parse_schema
-from gramwright.sources import LoadedGrammar, ReportItem, load_source
+from gramwright.schema.report import ReportEntry
+from gramwright.sources import CompiledSource, load_source
 
 if TYPE_CHECKING:
     from gramwright.checking import CheckResult
@@ -56,7 +57,7 @@ class CompiledView:
     """One compile of one text: what the grammar panel shows and what the check panel runs."""
 
     text: str
-    loaded: LoadedGrammar
+    loaded: CompiledSource
     gbnf: str
     whitespace: Whitespace
     _recognizer_grammar: Any = field(default=None, repr=False)
@@ -66,7 +67,7 @@ class CompiledView:
         return len(self.loaded.grammar.rules)
 
     @property
-    def inexact(self) -> list[ReportItem]:
+    def inexact(self) -> list[ReportEntry]:
         return [item for item in self.loaded.report if item.status != "exact"]
 
     def recognizer_grammar(self) -> Any:
@@ -137,7 +138,7 @@ class SchemaSession:
         from gramwright.checking import check_document
         from gramwright.recognizer import Recognizer
 
-        def flexible() -> LoadedGrammar:
+        def flexible() -> CompiledSource:
             return view.loaded.with_whitespace("flexible")
 
         return check_document(view.loaded, Recognizer(view.recognizer_grammar()), data, flexible=flexible)

@@ -51,7 +51,7 @@ Screen { layout: vertical; }
 #error-bar { height: 1; padding: 0 1; background: $panel; }
 #error-bar.-error { background: $error 20%; }
 
-HelpScreen, ConfirmQuitScreen, PathPrompt, ErrorsScreen { align: center middle; }
+HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, PathPrompt, ErrorsScreen { align: center middle; }
 #help-body, #errors-body {
     width: 80%; height: 80%; padding: 0 2;
     border: round $primary; background: $surface;

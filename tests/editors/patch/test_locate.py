@@ -50,7 +50,8 @@ def test_git_anchor_rules_for_hunks_at_line_one_and_without_trailing_context() -
     ("file_text", "old", "new", "tolerance", "result"),
     [
         ("x = 1  \ny = 2\n", "x = 1\ny = 2\n", "x = 1\ny = 3\n", "trailing-whitespace", "x = 1  \ny = 3\n"),
-        ("a\r\nb\r\n", "a\nb\n", "a\nc\n", "crlf", "a\r\nc\r\n"),
+        # LF against CRLF alone is exact (below); with trailing spaces too it is the crlf level
+        ("a  \r\nb\r\n", "a\nb\n", "a\nc\n", "crlf", "a  \r\nc\r\n"),
         (
             "class K:\n    def f(self):\n        return 1\n",
             "def f(self):\n    return 1\n",
@@ -144,3 +145,27 @@ def test_no_nearest_lines_when_nothing_resembles_the_old_text() -> None:
 def test_already_applied_edits_are_recognised() -> None:
     loc = locate(edit("def c():\n    return 9\n", "def c():\n    return 2\n"), FILE)
     assert "already there at line 9" in loc.message
+
+
+@pytest.mark.parametrize(
+    ("file_text", "old", "new", "result"),
+    [
+        ("a\r\nb\r\n", "a\nb\n", "a\nc\n", "a\r\nc\r\n"),  # LF patch, CRLF file: what models write
+        ("a\nb\n", "a\r\nb\r\n", "a\r\nc\r\n", "a\nc\n"),  # and back
+        ("x\r\ny\r\nz", "y\nz\n", "Y\nz\n", "x\r\nY\r\nz\r\n"),  # SEARCH/REPLACE ends the file's last line
+    ],
+)
+def test_lf_against_crlf_alone_is_exact_and_keeps_the_files_endings(
+    file_text: str, old: str, new: str, result: str
+) -> None:
+    from gramwright.editors.patch.snapshot import decode_file
+    from gramwright.editors.patch.splice import splice
+
+    loc = locate(edit(old, new), split_lines(file_text))
+    assert loc.status == "exact" and loc.match is not None and loc.match.eol
+    assert splice(decode_file("f", file_text.encode()), [loc]) == result
+
+
+def test_an_exact_match_is_not_called_normalised() -> None:
+    loc = locate(edit("a\r\nb\r\n", "a\r\nc\r\n"), split_lines("a\r\nb\r\n"))
+    assert loc.status == "exact" and loc.match is not None and not loc.match.eol

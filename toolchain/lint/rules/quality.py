@@ -17,70 +17,7 @@ from gramwright.lint.facts import declared_types, is_nullable, required_names
 from gramwright.lint.registry import document_rule, node_rule
 from gramwright.lint.walker import Node
 from gramwright.pointer import join_pointer
-
-_EXIT_WORDS = (
-    "other",
-    "others",
-    "unknown",
-    "none",
-    "n/a",
-    "na",
-    "not_applicable",
-    "cannot_classify",
-    "cannot_determine",
-    "undetermined",
-    "unclear",
-    "uncertain",
-    "insufficient_information",
-    "insufficient_info",
-    "not_enough_information",
-    "no_answer",
-    "unspecified",
-    "not_specified",
-    "not_sure",
-    "unsure",
-    "ambiguous",
-    "unclassified",
-    "null",
-    "missing",
-    "not_found",
-    "refuse",
-    "其他",
-    "其它",
-    "未知",
-    "无法判断",
-    "无法确定",
-    "不确定",
-    "信息不足",
-    "无",
-    "不适用",
-    "未提及",
-)
-_EXIT_FRAGMENTS = (
-    "unknown",
-    "other",
-    "cannot",
-    "insufficient",
-    "unclear",
-    "无法",
-    "未知",
-    "不确定",
-    "其他",
-    "不详",
-)
-
-
-def _normal(value: str) -> str:
-    return re.sub(r"[\s\-]+", "_", value.strip().lower())
-
-
-def _is_exit(value: object) -> bool:
-    if value is None:
-        return True
-    if not isinstance(value, str):
-        return False
-    v = _normal(value)
-    return v in _EXIT_WORDS or any(f in v for f in _EXIT_FRAGMENTS)
+from gramwright.schema.exits import is_exit
 
 
 def _is_free_leaf(schema: dict[str, Any]) -> bool:
@@ -119,7 +56,7 @@ def missing_refusal(node: Node, ctx: LintContext) -> Iterator[Finding]:
         enum = schema.get("enum")
         if isinstance(enum, list):
             strings = [v for v in enum if isinstance(v, str)]
-            if len(strings) >= min_values and not any(_is_exit(v) for v in enum) and not is_nullable(schema):
+            if len(strings) >= min_values and not any(is_exit(v) for v in enum) and not is_nullable(schema):
                 yield Finding(
                     join_pointer(child.pointer, "enum"),
                     f"required classification `{name}` has no exit value",

@@ -1,6 +1,6 @@
 """runtime/x-runtime: the schema's ``x-runtime`` block, read exactly as the pipeline reads it.
 
-The pipeline's :func:`~gramwright.pipeline.policy.parse_runtime` is the one reader, so a key the
+:func:`gramwright.x_runtime.parse_runtime` is the one reader, the pipeline's too, so a key the
 linter accepts is a key the pipeline uses: unknown keys (the pipeline ignores them, with a note)
 warn, invalid values (the pipeline refuses to run) are errors, and ``mask_cache: false`` (masks are
 always cached) is info.
@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from gramwright.lint.context import LintContext
 from gramwright.lint.diagnostic import Finding
 from gramwright.lint.registry import document_rule
+from gramwright.x_runtime import parse_runtime
 
 _HINTS = {
     "unknown": "known keys: decode_mode, mask_cache, retry {max, feedback_on_fail}, max_attempts, budget "
@@ -35,8 +36,6 @@ _HINTS = {
 def runtime_block(ctx: LintContext) -> Iterator[Finding]:
     if not isinstance(ctx.schema, dict) or "x-runtime" not in ctx.schema:
         return
-    from gramwright.pipeline.policy import parse_runtime
-
     _, problems = parse_runtime(ctx.schema["x-runtime"])
     for problem in problems:
         variant = "" if problem.kind == "unknown" else problem.kind

@@ -14,7 +14,7 @@ from gramwright.schema.depth import MAX_SCHEMA_DEPTH
 @document_rule(
     "size/nesting-depth",
     what="Instance nesting (objects/arrays inside each other) deeper than the profile's limits: a soft "
-    "limit (warn; 4 levels, from the seed platform) and the target's hard limit (error; OpenAI 10, "
+    "limit (warn; 4 levels by default) and the target's hard limit (error; OpenAI 10, "
     "formerly 5); and a schema nested deeper than gramwright reads at all (error; 128 subschemas inside "
     "subschemas, 264 levels of JSON: docs/limits.md).",
     why="Providers reject deep schemas; deep optional nesting multiplies grammar size, and small models "
