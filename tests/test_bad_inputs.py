@@ -380,7 +380,8 @@ def test_ctrl_c_names_the_cancelled_command_and_exits_130(tmp_path: Path) -> Non
 
 CONFIG = b'NAME = "demo"\nPORT = 8000\nDEBUG = False\n'
 BREAKS_CONFIG = (
-    "config.py\n<<<<<<< SEARCH\nPORT = 8000\nDEBUG = False\n=======\ndef total(items):\n)
+    "config.py\n<<<<<<< SEARCH\nPORT = 8000\nDEBUG = False\n=======\ndef total(items):\n>>>>>>> REPLACE\n"
+)
 
 
 def test_apply_refuses_a_patch_that_leaves_python_unparseable(tmp_path: Path) -> None:
@@ -446,4 +447,3 @@ def test_a_truncated_edit_is_never_called_applicable(tmp_path: Path) -> None:
             report,
         )
         assert result.applicable is applicable and result.as_dict()["applicable"] is applicable
->>>>>>> wip/edits
