@@ -269,7 +269,7 @@ USAGE_CASES = [
     Usage(
         "lint-format-xml",
         ["lint", "{dir}/s.json", "--format", "xml"],
-        "gramwright lint: --format: 'xml' is not one of",
+        "unknown --format 'xml' — use one of: human | json | sarif",
     ),
     Usage(
         "unknown-option", ["compile", "{dir}/s.json", "--nope"], "gramwright compile: no such option: --nope"

@@ -463,16 +463,20 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
     path.write_text(json.dumps({"type": "object", "properties": props}), encoding="utf-8")
     app = GramwrightApp(path)
     started, ended = threading.Event(), threading.Event()
-    times: list[float] = []
+    ends: list[str] = []
     real_compile = app.session.compile
 
     def observed(text: str, cancelled: Callable[[], bool] | None = None) -> Any:
-        started.set()  # the real compile runs; the test only sees how long it takes
-        t0 = time.perf_counter()
+        started.set()  # the real compile runs; the test only sees how it ends
         try:
-            return real_compile(text, cancelled=cancelled)
+            got = real_compile(text, cancelled=cancelled)
+        except BaseException as exc:
+            ends.append(type(exc).__name__)
+            raise
+        else:
+            ends.append("finished")
+            return got
         finally:
-            times.append(time.perf_counter() - t0)
             ended.set()
 
     app.session.compile = observed  # type: ignore[method-assign]  # an observer around the real call
@@ -480,10 +484,8 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
         await wait_for(pilot, started.is_set, FIRST_RESULT_S)
         await pilot.press("ctrl+q")
     assert ended.wait(60)
-    t0 = time.perf_counter()
-    load_source(str(path))
-    full = time.perf_counter() - t0
-    assert times[0] < full / 2, (times, full)
+    # stopped between subschemas, not run to its end (a timing comparison is flaky on a busy machine)
+    assert ends == ["CompileCancelled"], ends
 
 
 async def test_a_new_files_template_is_selected_and_typing_replaces_it(tmp_path: Path) -> None:
