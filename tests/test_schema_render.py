@@ -233,3 +233,38 @@ def test_the_generator_reports_the_rendering_and_the_closed_objects() -> None:
     )
     assert result.metrics["schema_in_prompt"] == "none"
     assert "left out of the prompt" in result.metrics["prompt_note"]
+
+
+def test_a_definition_merged_into_itself_is_shown_by_name() -> None:
+    """JSONSchemaBench Github_easy/o17683: ``Foo.childFoos`` is ``allOf [$ref Foo, $ref ChildFoo]``
+    (it recursed without end before the merge learnt to stop at a definition being merged)."""
+    child = ("Foo", "ChildFoo")
+    schema = {
+        "definitions": {
+            "ChildFoo": {"type": "object"},
+            "Foo": {
+                "properties": {"childFoos": {"allOf": [{"$ref": f"#/definitions/{n}"} for n in child]}},
+                "required": ["childFoos"],
+                "type": "object",
+            },
+        },
+        "properties": {"Foo": {"$ref": "#/definitions/Foo"}},
+        "required": ["Foo"],
+    }
+    text = render_compact(schema)
+    assert text.startswith("type Foo = {\n  childFoos: {\n    childFoos: Foo & object,\n  },\n}")
+    assert text.endswith("answer: {\n  Foo: Foo,\n}")
+
+
+def test_a_sample_of_real_schemas_renders() -> None:
+    if not BENCH.is_dir():
+        pytest.skip(f"{BENCH} not present")
+    count = 0
+    for path in sorted(BENCH.glob("*/*.json"))[::25]:
+        schema = json.loads(path.read_text(encoding="utf-8"))["schema"]
+        text = render_compact(schema)
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        for name in props if isinstance(props, dict) else ():
+            assert name in text or json.dumps(name, ensure_ascii=False) in text, (path, name)
+        count += 1
+    assert count > 300

@@ -37,6 +37,7 @@ __all__ = ["MAX_DESCRIPTION", "render_compact"]
 MAX_DESCRIPTION = 160  # characters of a description kept (a long one is cut with "…")
 _MAX_PATTERN = 60  # longer patterns are not shown (the grammar enforces them)
 _MAX_ENUM = 40  # values shown of a long enum
+_MAX_DEPTH = 24  # nesting levels rendered
 _SCALARS = ("string", "integer", "number", "boolean", "null")
 
 
@@ -51,6 +52,7 @@ class _Renderer:
         self.names: dict[str, str] = {}  # pointer of a named definition → its name
         self.order: list[str] = []  # pointers, in the order they were first met
         self.used: set[str] = set()
+        self.merging: set[str] = set()  # definitions being merged into an allOf object
 
     def render(self) -> str:
         body = self.type_of(self.root, 0)
@@ -70,6 +72,8 @@ class _Renderer:
 
     # -- one subschema -------------------------------------------------------------------------
     def type_of(self, s: Any, depth: int, *, named: str | None = None) -> str:
+        if depth > _MAX_DEPTH:
+            return "…"  # deeper than any prompt needs (and than Python's recursion allows)
         if s is True or s == {}:
             return "any JSON value"
         if s is False:
@@ -124,10 +128,13 @@ class _Renderer:
     def all_of(self, s: Mapping[str, Any], depth: int) -> str:
         """Objects are merged (the common ``allOf: [{$ref: Base}, {properties: …}]``); anything
         else is shown as an intersection."""
-        members = [self.deref(m) for m in s["allOf"]]
+        derefs = [self.deref(m) for m in s["allOf"]]
+        members = [m for m, _ in derefs]
+        pointers = {p for _, p in derefs if p is not None}
         rest = {k: v for k, v in s.items() if k != "allOf"}
         merged: dict[str, Any] = {}
-        for m in [*members, rest]:
+        # a definition already being merged (``Foo: allOf [$ref Foo, …]``) is shown by name
+        for m in [*members, rest] if not pointers & self.merging else [None]:
             if not isinstance(m, Mapping):
                 break
             if any(k in m for k in ("anyOf", "oneOf", "allOf", "$ref", "enum", "const")):
@@ -143,7 +150,11 @@ class _Renderer:
                 else:
                     merged.setdefault(key, value)
         else:
-            return self.type_of(merged, depth)
+            self.merging |= pointers
+            try:
+                return self.type_of(merged, depth)
+            finally:
+                self.merging -= pointers
         shown = [self.type_of(m, depth) for m in s["allOf"]]
         if _asserts({k: v for k, v in rest.items() if k not in ("description", "title")}):
             shown.append(self.type_of(rest, depth))
@@ -238,18 +249,20 @@ class _Renderer:
             self.order.append(pointer)
         return self.names[pointer]
 
-    def deref(self, s: Any) -> Any:
+    def deref(self, s: Any) -> tuple[Any, str | None]:
+        """``s`` with a bare local ``$ref`` followed, and the pointer it ended at."""
         seen: set[str] = set()
+        at: str | None = None
         while isinstance(s, Mapping) and isinstance(s.get("$ref"), str) and len(s) == 1:
             pointer = _local_pointer(s["$ref"])
             if pointer is None or pointer in seen:
-                return s
+                return s, at
             seen.add(pointer)
             target = _resolve(self.root, pointer)
             if target is _MISSING:
-                return s
-            s = target
-        return s
+                return s, at
+            s, at = target, pointer
+        return s, at
 
     def fresh_name(self, pointer: str, target: Any) -> str:
         """A short type name: the title, else the definition's last name part (Kubernetes'
