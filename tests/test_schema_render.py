@@ -83,7 +83,7 @@ def test_combinators() -> None:
 def test_maps_tuples_patterns_descriptions_and_quoted_keys() -> None:
     schema = {
         "type": "object",
-        "description": "ignored at the root",
+        "description": "An event, as the tracker records it.",
         "properties": {
             "tags": {"type": "object", "additionalProperties": {"type": "integer"}},
             "point": {"type": "array", "prefixItems": [{"type": "number"}] * 2, "items": False},
@@ -99,6 +99,7 @@ def test_maps_tuples_patterns_descriptions_and_quoted_keys() -> None:
         "required": ["tags", "missing"],
     }
     assert render_compact(schema) == (
+        "// An event, as the tracker records it.\n"
         "{\n"
         "  tags: map<string, integer>,\n"
         "  point?: [number, number],\n"

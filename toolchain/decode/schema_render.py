@@ -17,7 +17,8 @@ same in a fraction of the tokens; this one is in that style::
       ] (1..200 items),
     }
 
-``name?:`` marks an optional member, ``// …`` the description of the member below. A local
+``name?:`` marks an optional member, ``// …`` the description of what follows (a member, a
+named type, the answer). A local
 ``$ref`` to an object or enum definition becomes a named type (``type Name = …``) written once
 before the answer's type, so recursion and shared definitions cost one rendering each. What a
 prompt does not need — ``if``/``then``/``else``, ``not``, ``dependent*``, ``$comment``, examples —
@@ -65,10 +66,12 @@ class _Renderer:
                     continue
                 done.add(pointer)
                 target = _resolve(self.root, pointer)
-                parts.append(f"type {self.names[pointer]} = {self.type_of(target, 0, named=pointer)}")
+                about = "".join(f"// {line}\n" for line in _description(target))
+                parts.append(f"{about}type {self.names[pointer]} = {self.type_of(target, 0, named=pointer)}")
+        about = "".join(f"// {line}\n" for line in _description(self.root))
         if not parts:
-            return body
-        return "\n\n".join([*parts, f"answer: {body}"])
+            return about + body
+        return "\n\n".join([*parts, f"{about}answer: {body}"])
 
     # -- one subschema -------------------------------------------------------------------------
     def type_of(self, s: Any, depth: int, *, named: str | None = None) -> str:
