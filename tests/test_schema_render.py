@@ -236,9 +236,9 @@ def test_the_generator_reports_the_rendering_and_the_closed_objects() -> None:
     assert "left out of the prompt" in result.metrics["prompt_note"]
 
 
-def test_a_definition_merged_into_itself_is_shown_by_name() -> None:
+def test_a_named_type_in_all_of_stays_a_name() -> None:
     """JSONSchemaBench Github_easy/o17683: ``Foo.childFoos`` is ``allOf [$ref Foo, $ref ChildFoo]``
-    (it recursed without end before the merge learnt to stop at a definition being merged)."""
+    (merged inline, it recursed without end)."""
     child = ("Foo", "ChildFoo")
     schema = {
         "definitions": {
@@ -253,7 +253,12 @@ def test_a_definition_merged_into_itself_is_shown_by_name() -> None:
         "required": ["Foo"],
     }
     text = render_compact(schema)
-    assert text.startswith("type Foo = {\n  childFoos: {\n    childFoos: Foo & object,\n  },\n}")
+    assert text.startswith("type Foo = {\n  childFoos: Foo & object,\n}")
+    base = {"$defs": {"B": {"type": "object", "properties": {"id": {"type": "integer"}}}}}
+    extended = {"allOf": [{"$ref": "#/$defs/B"}, {"properties": {"x": {"type": "string"}}}], **base}
+    assert render_compact(extended) == ("type B = {\n  id?: integer,\n}\n\nanswer: B & {\n  x?: string,\n}")
+    described = {"description": "See [the spec](https://example.com/spec#x) for the rules.", "type": "string"}
+    assert render_compact(described) == "// See the spec for the rules.\nstring"
     assert text.endswith("answer: {\n  Foo: Foo,\n}")
 
 

@@ -129,15 +129,16 @@ class _Renderer:
         return out
 
     def all_of(self, s: Mapping[str, Any], depth: int) -> str:
-        """Objects are merged (the common ``allOf: [{$ref: Base}, {properties: …}]``); anything
-        else is shown as an intersection."""
+        """Inline objects are merged into one; a named type stays a name (``Base & {…}``: a
+        definition used in many places is written once); anything else is an intersection."""
         derefs = [self.deref(m) for m in s["allOf"]]
         members = [m for m, _ in derefs]
         pointers = {p for _, p in derefs if p is not None}
         rest = {k: v for k, v in s.items() if k != "allOf"}
         merged: dict[str, Any] = {}
+        named = any(_worth_naming(m) for m, p in derefs if p is not None)
         # a definition already being merged (``Foo: allOf [$ref Foo, …]``) is shown by name
-        for m in [*members, rest] if not pointers & self.merging else [None]:
+        for m in [*members, rest] if not (named or pointers & self.merging) else [None]:
             if not isinstance(m, Mapping):
                 break
             if any(k in m for k in ("anyOf", "oneOf", "allOf", "$ref", "enum", "const")):
@@ -332,7 +333,7 @@ def _description(s: Any) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         return []
     text = " ".join(text.split())
-    text = _MORE_INFO.sub("", text).strip()
+    text = _MARKDOWN_LINK.sub(r"\1", _MORE_INFO.sub("", text)).strip()
     first = _SENTENCE_END.split(text, maxsplit=1)[0]
     text = first if len(first) >= 20 else text  # "e.g." or a tiny first sentence: keep going
     if len(text) > MAX_DESCRIPTION:
@@ -340,6 +341,7 @@ def _description(s: Any) -> list[str]:
     return [text] if text else []
 
 
+_MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://|#|/)[^)\s]*\)")
 _MORE_INFO = re.compile(r"\s*(More info|See|Ref(erence)?):?\s+https?://\S+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]][.!?])\s+(?=[A-Z])|(?<=[。！？])")
 
