@@ -13,9 +13,9 @@ import pytest
 from gramwright.decode.prompt import SYSTEM_NONE, fit_system_prompt, system_prompt
 from gramwright.decode.schema_render import render_compact
 
-FIXTURES = Path(__file__).parent / "fixtures" / "schemas"
-BENCH = Path(__file__).parents[1].parent / "shared" / "data" / "jsonschemabench"
-PURCHASE_ORDER = Path(__file__).parents[1] / "docs" / "examples" / "purchase_order.json"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "schemas"
+BENCH = Path(__file__).parents[2].parent / "shared" / "data" / "jsonschemabench"
+PURCHASE_ORDER = Path(__file__).parents[2] / "docs" / "examples" / "purchase_order.json"
 
 
 def _fixture(name: str) -> Any:
