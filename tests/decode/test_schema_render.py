@@ -259,6 +259,10 @@ def test_a_named_type_in_all_of_stays_a_name() -> None:
     assert render_compact(extended) == ("type B = {\n  id?: integer,\n}\n\nanswer: B & {\n  x?: string,\n}")
     described = {"description": "See [the spec](https://example.com/spec#x) for the rules.", "type": "string"}
     assert render_compact(described) == "// See the spec for the rules.\nstring"
+    bare = {"description": "A region start (https://example.com/help.md#rules).", "type": "string"}
+    assert render_compact(bare) == "// A region start.\nstring"
+    titled = {"title": "Meta-schema for the security assessment", "properties": {"a": {"$ref": "#"}}}
+    assert render_compact(titled) == "type Root = {\n  a?: Root,\n}\n\nanswer: Root"
     assert text.endswith("answer: {\n  Foo: Foo,\n}")
 
 

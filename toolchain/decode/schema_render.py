@@ -69,6 +69,8 @@ class _Renderer:
                 about = "".join(f"// {line}\n" for line in _description(target))
                 parts.append(f"{about}type {self.names[pointer]} = {self.type_of(target, 0, named=pointer)}")
         about = "".join(f"// {line}\n" for line in _description(self.root))
+        if "" in self.names:  # the root refers to itself: it is a named type already
+            body, about = self.names[""], ""
         if not parts:
             return about + body
         return "\n\n".join([*parts, f"{about}answer: {body}"])
@@ -269,11 +271,12 @@ class _Renderer:
         return s, at
 
     def fresh_name(self, pointer: str, target: Any) -> str:
-        """A short type name: the title, else the definition's last name part (Kubernetes'
-        ``io.k8s.api.core.v1.PodSpec`` → ``PodSpec``); a clash gets a number (the name only has
-        to be unique in this prompt)."""
+        """A short type name: a one-word title, else the definition's last name part
+        (Kubernetes' ``io.k8s.api.core.v1.PodSpec`` → ``PodSpec``; the root: ``Root``); a clash
+        gets a number (the name only has to be unique in this prompt)."""
         title = target.get("title") if isinstance(target, Mapping) else None
-        raw = title if isinstance(title, str) and title.strip() else pointer.rsplit("/", 1)[-1] or "Root"
+        short = isinstance(title, str) and 0 < len(title.strip()) <= 24 and " " not in title.strip()
+        raw = title.strip() if short and isinstance(title, str) else pointer.rsplit("/", 1)[-1] or "Root"
         raw = unquote(raw).replace("~1", "/").replace("~0", "~")
         words = [w for w in re.split(r"[./:#]+", raw) if w]
         word = words[-1] if words else raw
@@ -333,7 +336,9 @@ def _description(s: Any) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         return []
     text = " ".join(text.split())
-    text = _MARKDOWN_LINK.sub(r"\1", _MORE_INFO.sub("", text)).strip()
+    text = _MARKDOWN_LINK.sub(r"\1", _MORE_INFO.sub("", text))
+    text = " ".join(_URL.sub("", text).split())  # an address tells the model nothing it can use
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     first = _SENTENCE_END.split(text, maxsplit=1)[0]
     text = first if len(first) >= 20 else text  # "e.g." or a tiny first sentence: keep going
     if len(text) > MAX_DESCRIPTION:
@@ -341,6 +346,7 @@ def _description(s: Any) -> list[str]:
     return [text] if text else []
 
 
+_URL = re.compile(r"\(?<?https?://[^\s)>]+>?\)?")
 _MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://|#|/)[^)\s]*\)")
 _MORE_INFO = re.compile(r"\s*(More info|See|Ref(erence)?):?\s+https?://\S+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]][.!?])\s+(?=[A-Z])|(?<=[。！？])")
