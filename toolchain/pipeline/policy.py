@@ -35,6 +35,7 @@ class Policy:
     high_risk: bool = False
     fallback: Fallback = "partial"
     decode_mode: DecodeMode = "constrained"
+    open_objects: bool = False  # generation closes objects unless the schema or the caller opts out
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
