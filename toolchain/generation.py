@@ -63,6 +63,14 @@ class Generation:
     constrained: bool = True
     device: str = ""
     token_ids: list[int] = field(default_factory=list, repr=False)
+    # the token budget narrowed the masks from this character of ``text`` on (None: never): the
+    # output is complete, but the values open there were closed early (``cut``)
+    closing_offset: int | None = None
+    cut: list[str] = field(default_factory=list)  # schemas: JSON Pointers of the values cut short
+
+    @property
+    def closed_by_budget(self) -> bool:
+        return self.closing_offset is not None
 
     @property
     def ok(self) -> bool:
@@ -80,6 +88,11 @@ class Generation:
             "metrics": self.metrics,
             "token_ids": list(self.token_ids),  # to replay the run in another engine
         }
+        if self.constrained:
+            out["closed_by_budget"] = self.closed_by_budget
+            if self.closing_offset is not None:
+                out["closing_offset"] = self.closing_offset
+                out["cut"] = list(self.cut)
         if self.validation is not None:
             out.update(self.validation.to_dict())
         return out
@@ -99,6 +112,20 @@ class Generator:
     @property
     def model_loaded(self) -> bool:
         return self._lm is not None
+
+    def check_budget(self, source: CompiledSource, max_tokens: int, progress: Progress = _quiet) -> None:
+        """Refuse (``BudgetTooSmall``) a ``max_tokens`` below the shortest output ``source``
+        accepts, reading only the tokenizer: before any model loads."""
+        from gramwright.engine.budget import shortest_output_tokens
+        from gramwright.engine.vocab import TokenVocabulary
+        from gramwright.errors import BudgetTooSmall
+
+        vocab = self._vocab
+        if vocab is None:
+            from gramwright.models.loader import load_tokenizer
+
+            vocab = TokenVocabulary.from_tokenizer(load_tokenizer(self.model_spec, progress))
+        BudgetTooSmall.check(shortest_output_tokens(source.grammar, vocab), max_tokens)
 
     def load_model(self, progress: Progress = _quiet) -> LoadedModel:
         if self._lm is None:
@@ -186,6 +213,11 @@ class Generator:
             validation = validate_output(
                 result.text, source.schema, result.finish_reason, registry=source.registry
             )
+        cut: list[str] = []
+        if result.closing_offset is not None and source.is_schema:
+            from gramwright.decode.cut import open_json_values
+
+            cut = open_json_values(result.text, result.closing_offset)
         return Generation(
             text=result.text,
             finish_reason=result.finish_reason,
@@ -196,6 +228,8 @@ class Generator:
             constrained=constrain,
             device=str(lm.device),
             token_ids=list(result.token_ids),
+            closing_offset=result.closing_offset,
+            cut=cut,
         )
 
 
@@ -217,6 +251,9 @@ def generate_structured(
     compiled = (
         source if isinstance(source, CompiledSource) else load_source(source, close_objects=close_objects)
     )
-    return Generator(model).run(
+    generator = Generator(model)
+    if constrain:  # a budget below the shortest output is refused before the model loads
+        generator.check_budget(compiled, (sampling or SamplingOptions()).max_tokens, progress)
+    return generator.run(
         compiled, prompt, sampling=sampling, constrain=constrain, on_token=on_token, progress=progress
     )
