@@ -47,6 +47,8 @@ class AttemptOutput:
     seconds: float
     prompt_tokens: int = 0
     metrics: dict[str, Any] = field(default_factory=dict)
+    closed_by_budget: bool = False  # the masks closed the output as the token limit neared
+    cut: list[str] = field(default_factory=list)  # JSON Pointers of the values that close cut short
 
 
 class Backend(Protocol):
@@ -105,6 +107,8 @@ class GeneratorBackend:
             time.perf_counter() - started,
             prompt_tokens,
             dict(gen.metrics),
+            gen.closed_by_budget,
+            list(gen.cut),
         )
 
     def _prompt_tokens(self, request: AttemptRequest) -> int:
