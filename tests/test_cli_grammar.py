@@ -75,8 +75,9 @@ def test_check_with_missing_grammar_is_usage_error(tmp_path: Path) -> None:
 
 
 def test_close_objects_keeps_the_model_to_declared_members(tmp_path: Path) -> None:
-    """``generate --close-objects`` compiles through ``load_source(close_objects=True)``: an
-    object without ``additionalProperties`` then takes no undeclared member."""
+    """Generation compiles through ``load_source(close_objects=True)`` (its default; see
+    tests/test_closed_objects.py): an object without ``additionalProperties`` then takes no
+    undeclared member."""
     from gramwright.recognizer import Recognizer, compile_grammar
     from gramwright.sources import load_source
 

@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gramwright.sources import CompiledSource, load_source
+from gramwright.sources import CompiledSource, load_for_generation
 from gramwright.validate import Validation, validate_output
 
 if TYPE_CHECKING:
     from gramwright.decode.generate import StepTrace
+    from gramwright.decode.prompt import PromptPlan, SchemaRendering
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.models.loader import LoadedModel
 
@@ -158,6 +159,43 @@ class Generator:
             self._engine_ms = (time.perf_counter() - t0) * 1000
         return self._engines[key]
 
+    def prompt_for(
+        self,
+        source: CompiledSource,
+        prompt: str,
+        *,
+        max_tokens: int,
+        system: str | None = None,
+        schema_prompt: SchemaRendering = "compact",
+    ) -> tuple[str, PromptPlan]:
+        """The chat prompt :meth:`run` sends, and how the schema was shown in it."""
+        from gramwright.decode.generate import context_length
+        from gramwright.decode.prompt import PromptPlan, fit_system_prompt, system_prompt
+        from gramwright.grammar.gbnf import emit_gbnf
+        from gramwright.models.loader import apply_chat_template
+
+        lm = self.load_model()
+
+        def chat(system_text: str | None) -> str:
+            return apply_chat_template(lm.tokenizer, system_text, prompt)
+
+        def count(system_text: str | None) -> int:
+            return len(lm.tokenizer(chat(system_text), add_special_tokens=False).input_ids)
+
+        if system is None and source.is_schema:
+            plan = fit_system_prompt(
+                source.schema,
+                rendering=schema_prompt,
+                count=count,
+                context=context_length(lm.model),
+                max_tokens=max_tokens,
+            )
+        else:
+            if system is None:
+                system = system_prompt(grammar_text=emit_gbnf(source.grammar))
+            plan = PromptPlan(system, None, count(system))
+        return chat(plan.system), plan
+
     def run(
         self,
         source: CompiledSource,
@@ -169,28 +207,30 @@ class Generator:
         progress: Progress = _quiet,
         system: str | None = None,
         cache_engine: bool = True,
+        open_objects: bool | None = None,
+        schema_prompt: SchemaRendering = "compact",
     ) -> Generation:
         """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
         the baseline). ``on_token`` sees every step and may raise to stop the run. ``system``
         replaces the system prompt made from the schema or grammar (the edit generator writes its
         own: the files and the format); ``cache_engine=False`` keeps the engine off the disk
-        cache (a grammar made for one file's current content is rarely met again)."""
+        cache (a grammar made for one file's current content is rarely met again).
+        A schema's objects are closed for generation unless ``open_objects`` (or the schema's
+        ``x-runtime``) says otherwise: see :meth:`CompiledSource.for_generation`.
+        ``schema_prompt`` is how the schema is shown in the system prompt (``compact``, ``json``,
+        ``none``); one that leaves no room for ``max_tokens`` in the model's context is left out,
+        with ``metrics["prompt_note"]`` saying so."""
         from gramwright.decode.generate import generate
-        from gramwright.decode.prompt import system_prompt
         from gramwright.decode.sampling import SamplingParams
         from gramwright.engine.cache import save_engine
-        from gramwright.grammar.gbnf import emit_gbnf
-        from gramwright.models.loader import apply_chat_template
 
         sampling = sampling or SamplingOptions()
+        source = source.for_generation(open_objects)
         lm = self.load_model(progress)
         engine = self.engine_for(source, progress, use_cache=cache_engine) if constrain else None
-        if system is None:
-            system = system_prompt(
-                schema=source.schema if source.is_schema else None,
-                grammar_text=None if source.is_schema else emit_gbnf(source.grammar),
-            )
-        text_prompt = apply_chat_template(lm.tokenizer, system, prompt)
+        text_prompt, plan = self.prompt_for(
+            source, prompt, max_tokens=sampling.max_tokens, system=system, schema_prompt=schema_prompt
+        )
         progress(f"generating on {lm.name} ({lm.device})")
         result = generate(
             lm.model,
@@ -203,6 +243,9 @@ class Generator:
             on_step=on_token,
             eos_ids=self._vocab.eos_ids,
         )
+        result.metrics.update(plan.metrics())
+        if source.closed_objects:
+            result.metrics["closed_objects"] = len(source.closed_objects)
         if engine is not None:
             result.metrics["grammar_cache_hit"] = engine.from_cache
             result.metrics["engine_ms"] = round(self._engine_ms, 1)
@@ -240,16 +283,19 @@ def generate_structured(
     model: str | None = None,
     sampling: SamplingOptions | None = None,
     constrain: bool = True,
-    close_objects: bool = False,
+    open_objects: bool | None = None,
     on_token: Callable[[StepTrace], None] | None = None,
     progress: Progress = _quiet,
 ) -> Generation:
     """Generate once: ``source`` is a schema/GBNF path, a bundled grammar name, or a compiled
     source; ``model`` a local HF model directory or ``.gguf`` file (default: the embedded
     SmolLM2-135M-Instruct). The source is compiled before any model is loaded, so a bad source
-    fails fast."""
+    fails fast. A schema's objects are closed (no undeclared members) unless ``open_objects`` or
+    the schema's ``x-runtime`` ``open_objects: true`` keeps them open."""
     compiled = (
-        source if isinstance(source, CompiledSource) else load_source(source, close_objects=close_objects)
+        source.for_generation(open_objects)
+        if isinstance(source, CompiledSource)
+        else load_for_generation(source, open_objects=open_objects)
     )
     generator = Generator(model)
     if constrain:  # a budget below the shortest output is refused before the model loads

@@ -10,6 +10,7 @@ compiler did). Pure core: no printing. The CLI, the TUI and the public API all c
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,14 @@ from gramwright.schema.report import ReportEntry
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["CompiledSource", "LoadedGrammar", "ReportItem", "SourceError", "load_source"]
+__all__ = [
+    "CompiledSource",
+    "LoadedGrammar",
+    "ReportItem",
+    "SourceError",
+    "load_for_generation",
+    "load_source",
+]
 
 SourceKind = Literal["gbnf", "schema", "bundled"]
 Whitespace = Literal["compact", "flexible"]
@@ -49,6 +57,12 @@ class CompiledSource:
     registry: SchemaRegistry | None = field(default=None, repr=False)
     whitespace: Whitespace = "compact"
     close_objects: bool = False
+    # ``close_objects``: the object subschemas that took no undeclared members (JSON Pointers)
+    closed_objects: list[str] = field(default_factory=list)
+    # set once generation's choice is made (closed, or open by opt-out); None: the spec's default
+    # for check and export, not yet decided for generation
+    generation_objects: Literal["closed", "open"] | None = None
+    _variants: dict[bool, CompiledSource] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def is_schema(self) -> bool:
@@ -67,7 +81,35 @@ class CompiledSource:
         document would pass with ``flexible``); a GBNF source has one grammar and is returned."""
         if not self.is_schema or whitespace == self.whitespace:
             return self
-        return _compile_schema(self.name, self.schema, whitespace, self.close_objects)
+        other = _compile_schema(self.name, self.schema, whitespace, self.close_objects)
+        other.generation_objects = self.generation_objects
+        return other
+
+    def for_generation(self, open_objects: bool | None = None) -> CompiledSource:
+        """The source a model generates under. Objects are closed (an object schema that declares
+        members and says nothing of ``additionalProperties`` takes no others, as OpenAI's strict
+        mode and XGrammar do) unless ``open_objects`` or the schema's ``x-runtime``
+        ``open_objects: true`` keeps the specification's open default. ``None`` keeps a choice
+        made before (a source from :func:`load_for_generation`), else asks the schema. Every
+        generated value still validates against the schema as written: closing only narrows
+        what the model may write. GBNF and bundled grammars are returned as they are."""
+        if not self.is_schema:
+            return self
+        if open_objects is None:
+            if self.generation_objects is not None:
+                return self
+            open_objects = runtime_open_objects(self.schema, self.name)
+        wanted: Literal["closed", "open"] = "open" if open_objects else "closed"
+        if self.generation_objects == wanted:
+            return self
+        if open_objects and not self.close_objects:
+            return dataclasses.replace(self, generation_objects="open", _variants={})
+        variant = self._variants.get(open_objects)
+        if variant is None:
+            variant = _compile_schema(self.name, self.schema, self.whitespace, not open_objects)
+            variant.generation_objects = wanted
+            self._variants[open_objects] = variant
+        return variant
 
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
@@ -78,17 +120,52 @@ class CompiledSource:
 LoadedGrammar = CompiledSource
 
 
+def runtime_open_objects(schema: Any, where: str = "") -> bool:
+    """The schema's ``x-runtime`` ``open_objects`` (false when absent); a value that is not a
+    boolean is a :class:`SourceError` naming its pointer."""
+    from gramwright.pipeline.policy import parse_runtime
+
+    block = schema.get("x-runtime") if isinstance(schema, dict) else None
+    if not isinstance(block, dict) or "open_objects" not in block:
+        return False
+    fields, problems = parse_runtime({"open_objects": block["open_objects"]})
+    for problem in problems:
+        if problem.kind == "invalid":
+            raise SourceError(where, f"{problem.pointer}: {problem.message}", "write true or false")
+    return bool(fields.get("open_objects", False))
+
+
+def load_for_generation(
+    path: str,
+    *,
+    text: str | None = None,
+    whitespace: Whitespace = "compact",
+    open_objects: bool | None = None,
+) -> CompiledSource:
+    """:func:`load_source` for a model to generate under, compiled once: objects closed unless
+    ``open_objects`` (``None``: the schema's ``x-runtime`` ``open_objects``, else closed). See
+    :meth:`CompiledSource.for_generation`."""
+    close = None if open_objects is None else not open_objects
+    compiled = load_source(path, text=text, whitespace=whitespace, close_objects=close)
+    if compiled.is_schema and close is not None:
+        compiled.generation_objects = "closed" if close else "open"
+    return compiled
+
+
 def load_source(
     path: str,
     *,
     text: str | None = None,
     whitespace: Whitespace = "compact",
-    close_objects: bool = False,
+    close_objects: bool | None = False,
 ) -> CompiledSource:
     """Load and compile ``path``: a ``.gbnf`` file, a JSON Schema ``.json`` file, or a bundled
     grammar name (``json``, ``arithmetic``, …). ``text`` gives the content instead of reading the
     file (the TUI's unsaved buffer). ``close_objects``: schemas only — an absent
-    ``additionalProperties`` means ``false``.
+    ``additionalProperties`` means no other members (see ``CompileOptions``); ``False``, the
+    default, is the specification's open objects (``check``, ``compile``, exports); ``None`` is
+    generation's default (closed unless the schema's ``x-runtime`` says ``open_objects: true``),
+    and marks the result as decided for generation.
 
     Raises a :class:`~gramwright.errors.GramwrightError` subclass (``SourceError``,
     ``SchemaError``, ``GrammarError``) that names the file and what to do.
@@ -116,6 +193,11 @@ def load_source(
         from gramwright.schema.load import parse_schema_text
 
         schema = parse_schema_text(text, path)  # it drops a byte-order mark itself
+        if close_objects is None:
+            close = not runtime_open_objects(schema, path)
+            compiled = _compile_schema(path, schema, whitespace, close)
+            compiled.generation_objects = "closed" if close else "open"
+            return compiled
         return _compile_schema(path, schema, whitespace, close_objects)
     raise SourceError(path, "unknown grammar source", "use a .gbnf file or a JSON Schema .json file")
 
@@ -160,4 +242,5 @@ def _compile_schema(path: str, schema: Any, whitespace: Whitespace, close_object
         registry=compiled.registry,
         whitespace=whitespace,
         close_objects=close_objects,
+        closed_objects=sorted(compiled.closed_objects),
     )

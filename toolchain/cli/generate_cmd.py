@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gramwright.cli import common
 
+if TYPE_CHECKING:
+    from gramwright.decode.prompt import SchemaRendering
+
 HELP = """Generate with a local model under grammar masks (the embedded SmolLM2 by default).
 
 Form is guaranteed by the mask; content is not — a schema-constrained result is also validated
 with jsonschema and the verdict is reported.
+
+A schema's objects are closed while generating: an object that lists its members and says nothing
+of additionalProperties takes no others, so the model cannot invent keys (as OpenAI's strict mode
+and XGrammar do; `check` and `compile` keep the spec's open objects). --open-objects, or
+"x-runtime": {"open_objects": true} in the schema, keeps them open.
 
 Examples:
 
@@ -21,7 +29,7 @@ Examples:
   gramwright generate --grammar grammars/arithmetic.gbnf --prompt "Write a sum" --json
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
-  gramwright generate --schema po.json --prompt "..." --close-objects  # no invented keys
+  gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
 """
 
 
@@ -38,11 +46,24 @@ def register(app: typer.Typer) -> None:
         top_p: float = typer.Option(1.0, "--top-p", min=0.0, max=1.0),
         seed: int | None = typer.Option(None, "--seed"),
         no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (baseline)."),
+        open_objects: bool = typer.Option(
+            False,
+            "--open-objects",
+            help="Schemas: objects without additionalProperties may take undeclared members (the "
+            "spec's default; without it they are closed, so the model cannot invent keys).",
+        ),
         close_objects: bool = typer.Option(
             False,
             "--close-objects",
-            help="Schemas: objects without additionalProperties take no other members, so the model "
-            "cannot invent keys (the output still validates against the schema as written).",
+            hidden=True,
+            help="Closed objects are the default; this only overrides a schema's x-runtime "
+            "open_objects: true.",
+        ),
+        schema_prompt: str = typer.Option(
+            "compact",
+            "--schema-prompt",
+            help="How the prompt shows the schema: compact (a type definition) | json | none. One "
+            "that leaves no room for --max-tokens is left out, with a note.",
         ),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
@@ -50,11 +71,14 @@ def register(app: typer.Typer) -> None:
         fmt = common.output_format(fmt, as_json)
         if (schema is None) == (grammar is None):
             common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
+        rendering = schema_rendering(schema_prompt)
+        if open_objects and close_objects:
+            common.fail("give --open-objects or --close-objects, not both", "closed is the default")
         from rich.console import Console
 
         from gramwright.engine.collector import frozen_after_cold_masks
         from gramwright.generation import Generator, SamplingOptions
-        from gramwright.sources import load_source
+        from gramwright.sources import load_for_generation
 
         console = Console(stderr=True)
         stream = fmt == "human" and sys.stdout.isatty()
@@ -62,7 +86,9 @@ def register(app: typer.Typer) -> None:
         # while it generates (a library leaves the collector alone; see engine/collector.py)
         with common.user_errors(), frozen_after_cold_masks():
             # the source first: a bad schema fails before a model is loaded
-            source = load_source(schema or grammar or "", close_objects=close_objects)
+            source = load_for_generation(
+                schema or grammar or "", open_objects=_objects(open_objects, close_objects)
+            )
             generator = Generator(model)
             if not no_constrain:  # a budget below the shortest output: refused before the model loads
                 generator.check_budget(source, max_tokens)
@@ -77,6 +103,7 @@ def register(app: typer.Typer) -> None:
                 sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
                 constrain=not no_constrain,
                 on_token=_show if stream else None,
+                schema_prompt=rendering,
             )
         if fmt == "json":
             typer.echo(common.dump_json(result.to_dict()), nl=False)
@@ -97,6 +124,8 @@ def register(app: typer.Typer) -> None:
                     f"{result.closing_offset}; cut short: {cut} (raise --max-tokens for a fuller answer)",
                     err=True,
                 )
+            if "prompt_note" in m:
+                typer.echo(f"note: {m['prompt_note']}", err=True)
             if result.finish_reason == "length":
                 typer.echo(
                     f"truncated: the output hit --max-tokens {max_tokens} before the grammar's end "
@@ -108,6 +137,23 @@ def register(app: typer.Typer) -> None:
                 verdict = "valid" if v.valid else f"INVALID: {'; '.join(v.errors[:3])}"
                 typer.echo(f"schema validation: {verdict} (content is not guaranteed by masks)", err=True)
         raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+
+
+def schema_rendering(value: str) -> SchemaRendering:
+    """``--schema-prompt``'s value, or a usage error naming the choices."""
+    from gramwright.decode.prompt import SCHEMA_RENDERINGS
+
+    for name in SCHEMA_RENDERINGS:
+        if value == name:
+            return name
+    common.fail(f"unknown --schema-prompt {value!r}", "use " + " | ".join(SCHEMA_RENDERINGS))
+
+
+def _objects(open_objects: bool, close_objects: bool) -> bool | None:
+    """True/False when a flag says, None: as the schema's x-runtime says (else closed)."""
+    if open_objects:
+        return True
+    return False if close_objects else None
 
 
 def _show(step: Any) -> None:

@@ -11,18 +11,24 @@ from gramwright.cli import common
 from gramwright.cli.serving_cli import check_with_engine, compile_to_target
 from gramwright.grammar.export import TARGETS as EXPORT_TARGETS
 from gramwright.grammar.gbnf import emit_gbnf
-from gramwright.sources import CompiledSource, Whitespace, load_source
+from gramwright.sources import CompiledSource, Whitespace, load_for_generation, load_source
 
 COMPILE_HELP = """Compile a grammar source to canonical GBNF (llama.cpp dialect).
 
 SOURCE is a .gbnf file, a JSON Schema (.json) or a bundled grammar name (json, arithmetic, …).
 The compile report (approximated / discarded schema keywords) goes to stderr.
 
+The output is the schema's grammar as the specification reads it: an object without
+additionalProperties takes other members. Generation closes such objects (no invented keys);
+--for-generation prints that grammar instead and lists the closed objects (JSON Pointers).
+
 Examples:
 
   gramwright compile grammars/json.gbnf
 
   gramwright compile schema.json -o schema.gbnf
+
+  gramwright compile schema.json --for-generation   # the grammar `generate` runs under
 
   gramwright compile schema.json --format json | jq .report
 """
@@ -73,12 +79,21 @@ def register(app: typer.Typer) -> None:
             "-t",
             help="Export for a server: " + " | ".join(EXPORT_TARGETS) + " (docs/serving.md).",
         ),
+        for_generation: bool = typer.Option(
+            False,
+            "--for-generation",
+            help="Schemas: the grammar generation uses (objects closed unless the schema's x-runtime "
+            "says open_objects: true), with the closed objects listed.",
+        ),
     ) -> None:
         fmt = common.output_format(fmt, choices=("gbnf", "json"))
         space = _whitespace(whitespace)
         common.check_output(output, source)
         with common.user_errors():
-            loaded = load_source(source, whitespace=space)
+            if for_generation:
+                loaded = load_for_generation(source, whitespace=space)
+            else:
+                loaded = load_source(source, whitespace=space)
             text = emit_gbnf(loaded.grammar)
         if target is not None:
             compile_to_target(loaded, target, fmt, output)
@@ -90,10 +105,14 @@ def register(app: typer.Typer) -> None:
                 "compile_ms": round(loaded.compile_ms, 3),
                 "report": [item.to_dict() for item in loaded.report],
             }
+            if for_generation:
+                payload["closed_objects"] = list(loaded.closed_objects)
             common.write_output(common.dump_json(payload), output)
         else:
             for line in _report_lines(loaded):
                 typer.echo(line, err=True)
+            for pointer in loaded.closed_objects:
+                typer.echo(f"closed: {pointer or '/'} takes no undeclared members while generating", err=True)
             common.write_output(text, output)
 
     @app.command("check", help=CHECK_HELP)

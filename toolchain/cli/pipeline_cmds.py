@@ -119,11 +119,11 @@ def _print_summary(summary: dict[str, Any], fmt: str) -> None:
     Console(file=sys.stdout, width=100).print(table)
 
 
-def _backend(spec: str | None, model: str | None) -> Any:
+def _backend(spec: str | None, model: str | None, schema_prompt: Any = "compact") -> Any:
     from gramwright.pipeline import GeneratorBackend, ScriptedBackend
 
     if spec is None:
-        return GeneratorBackend(model=model)
+        return GeneratorBackend(model=model, schema_prompt=schema_prompt)
     kind, _, arg = spec.partition(":")
     if kind != "scripted" or not arg:
         common.fail(f"unknown --backend {spec!r}", "use scripted:FILE (tests) or leave it out")
@@ -187,11 +187,23 @@ def register(app: typer.Typer) -> None:
         allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
         fallback: str | None = typer.Option(None, "--fallback"),
         decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
+        open_objects: bool | None = typer.Option(
+            None,
+            "--open-objects/--close-objects",
+            help="Objects without additionalProperties take undeclared members (default: closed "
+            "while generating, or the schema's x-runtime open_objects).",
+        ),
+        schema_prompt: str = typer.Option(
+            "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
+        ),
         backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
     ) -> None:
         fmt = common.output_format(fmt)
         common.check_output(output_path, str(input_path))
+        from gramwright.cli.generate_cmd import schema_rendering
+
+        rendering = schema_rendering(schema_prompt)
         from gramwright.pipeline import run
         from gramwright.pipeline.batch import read_inputs
         from gramwright.pipeline.metrics import summarize
@@ -207,10 +219,12 @@ def register(app: typer.Typer) -> None:
                 allow_degrade=allow_degrade,
                 fallback=fallback,
                 decode_mode=decode_mode,
+                open_objects=open_objects,
             )
             source, policy, ruleset = _load(schema, rules, overrides)
+            source = source.for_generation(policy.open_objects)  # compiled once for every row
             inputs = read_inputs(input_path, template)
-            backend = _backend(backend_spec, model)
+            backend = _backend(backend_spec, model, rendering)
             rows = _extract(
                 inputs,
                 output_path,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gramwright.errors import PipelineError
 
 if TYPE_CHECKING:
+    from gramwright.decode.prompt import SchemaRendering
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import CompiledSource
 
@@ -62,12 +63,19 @@ class _Deadline(Exception):
 class GeneratorBackend:
     """The embedded (or given) model under the source's grammar."""
 
-    def __init__(self, generator: Generator | None = None, model: str | None = None) -> None:
+    def __init__(
+        self,
+        generator: Generator | None = None,
+        model: str | None = None,
+        *,
+        schema_prompt: SchemaRendering = "compact",
+    ) -> None:
         if generator is None:
             from gramwright.generation import Generator
 
             generator = Generator(model)
         self.generator = generator
+        self.schema_prompt: SchemaRendering = schema_prompt  # how the schema is shown in the prompt
 
     def generate(self, request: AttemptRequest) -> AttemptOutput:
         from gramwright.generation import SamplingOptions
@@ -92,7 +100,12 @@ class GeneratorBackend:
 
         try:
             gen = self.generator.run(
-                request.source, request.prompt, sampling=sampling, constrain=request.constrain, on_token=watch
+                request.source,
+                request.prompt,
+                sampling=sampling,
+                constrain=request.constrain,
+                on_token=watch,
+                schema_prompt=self.schema_prompt,
             )
         except _Deadline:
             text = b"".join(pieces).decode("utf-8", "replace")
@@ -113,18 +126,10 @@ class GeneratorBackend:
 
     def _prompt_tokens(self, request: AttemptRequest) -> int:
         # the same prompt Generator.run builds (system prompt with the schema, chat template)
-        from gramwright.decode.prompt import system_prompt
-        from gramwright.grammar.gbnf import emit_gbnf
-        from gramwright.models.loader import apply_chat_template
-
-        lm = self.generator.load_model()
-        source = request.source
-        system = system_prompt(
-            schema=source.schema if source.is_schema else None,
-            grammar_text=None if source.is_schema else emit_gbnf(source.grammar),
+        _, plan = self.generator.prompt_for(
+            request.source, request.prompt, max_tokens=request.max_tokens, schema_prompt=self.schema_prompt
         )
-        text = apply_chat_template(lm.tokenizer, system, request.prompt)
-        return len(lm.tokenizer(text, add_special_tokens=False).input_ids)
+        return plan.prompt_tokens
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ RUNTIME_KEYS: dict[str, str] = {
     "allow_degrade": "bool: layer 3 may return a degraded value (flagged)",
     "high_risk": "bool: tool calls, SQL — no layer 3 at all (no partial, no degraded)",
     "fallback": "none | partial | flag_for_review | rule_engine (seed: RULE_ENGINE)",
+    "open_objects": "bool: generation keeps the spec's open objects (default: closed, no invented members)",
 }
 RETRY_KEYS = ("max", "feedback_on_fail")
 BUDGET_KEYS = ("tokens", "seconds", "max_tokens")
@@ -72,6 +73,7 @@ class Policy:
     high_risk: bool = False
     fallback: Fallback = "partial"
     decode_mode: DecodeMode = "constrained"
+    open_objects: bool = False  # generation closes objects unless the schema or the caller opts out
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -146,7 +148,7 @@ def parse_runtime(block: Any) -> tuple[dict[str, Any], list[RuntimeProblem]]:
         elif key == "fallback":
             name = str(value).lower()
             reader.choice(at, "fallback", _FALLBACK_ALIASES.get(name, name), FALLBACKS, value)
-        elif key in ("partial_ok", "allow_degrade", "high_risk"):
+        elif key in ("partial_ok", "allow_degrade", "high_risk", "open_objects"):
             reader.boolean(at, key, value)
         elif key == "mask_cache":
             if not isinstance(value, bool):

@@ -76,13 +76,18 @@ def run(
             hint="give a schema .json; a GBNF grammar has no schema to validate with",
         )
     policy = (policy or Policy.from_schema(compiled.schema)).with_overrides(**overrides)
+    # closed objects while generating, unless the policy (x-runtime, the caller) keeps them open
+    compiled = compiled.for_generation(policy.open_objects)
     if backend is None:
         backend = (
             GeneratorBackend(model=model)
             if model is None or isinstance(model, str)
             else GeneratorBackend(model)
         )
-    return _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling).run(prompt)
+    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
+    result = loop.run(prompt)
+    result.metrics.update(loop.prompt_facts)
+    return result
 
 
 class _Loop:
@@ -102,6 +107,8 @@ class _Loop:
         self.attempts: list[Attempt] = []
         self.tokens = 0
         self.seconds = 0.0
+        # how the prompt showed the schema (and why it left it out), objects closed: the metrics say
+        self.prompt_facts: dict[str, Any] = {}
 
     def run(self, prompt: str) -> StructuredResult:
         policy, constrain = self.policy, self.policy.decode_mode == "constrained"
@@ -219,6 +226,9 @@ class _Loop:
     ) -> None:
         self.tokens += out.output_tokens
         self.seconds += out.seconds
+        for key in ("schema_in_prompt", "prompt_note", "closed_objects"):
+            if key in out.metrics:
+                self.prompt_facts[key] = out.metrics[key]
         mass = out.metrics.get("clipped_mass_avg")
         self.attempts.append(
             Attempt(

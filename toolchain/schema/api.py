@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from gramwright.grammar.ir import Grammar
-from gramwright.schema.compiler.core import Compiler
+from gramwright.schema.compiler.core import Compiler, real_pointer
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.depth import BEYOND_RECURSION, MAX_SCHEMA_DEPTH, check_schema_depth, schema_depth
 from gramwright.schema.errors import SchemaTooDeep
@@ -27,6 +27,8 @@ class CompiledSchema:
     registry: SchemaRegistry | None = field(default=None, repr=False)
     # The declared member order of each object grammar (what the member-order search follows).
     member_orders: list[tuple[str, ...]] = field(default_factory=list, repr=False)
+    # ``close_objects``: the object subschemas that took no undeclared members (JSON Pointers)
+    closed_objects: list[str] = field(default_factory=list)
 
     def pointer_of(self, rules: list[str]) -> str | None:
         """The schema pointer of the innermost rule in ``rules`` that stands for a subschema."""
@@ -73,7 +75,10 @@ def compile_schema(
         ) from None
     ms = (time.perf_counter() - t0) * 1000.0
     orders = list(dict.fromkeys(compiler.member_orders))
-    return CompiledSchema(grammar, compiler.report, ms, dict(compiler.rule_pointers), registry, orders)
+    closed = list(dict.fromkeys(real_pointer(p) for p in compiler.closed_objects))
+    return CompiledSchema(
+        grammar, compiler.report, ms, dict(compiler.rule_pointers), registry, orders, closed
+    )
 
 
 def _source_name(base_uri: str | None) -> str:

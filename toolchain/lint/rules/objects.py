@@ -49,7 +49,9 @@ def root_not_object(ctx: LintContext) -> Iterator[Finding]:
     on=("type", "properties"),
     what="An object without an explicit `additionalProperties: false`.",
     why="OpenAI and Anthropic reject it; llama.cpp treats a missing `additionalProperties` as false while "
-    "the spec says true, so the grammar and a validator disagree about the same schema.",
+    "the spec says true, so the grammar and a validator disagree about the same schema. gramwright's "
+    "generation closes such an object (no undeclared members, unless `--open-objects` or `x-runtime` "
+    "`open_objects: true`); `check`, `conformance` and the exports keep the spec's open default.",
     anchors="OAI/ANT doc, LCPP README, SM additional_properties_default",
     default="warn",
     fixable=True,
@@ -68,7 +70,8 @@ def additional_properties_missing(node: Node, ctx: LintContext) -> Iterator[Find
     )
     yield Finding(
         node.pointer or "",
-        "object does not say `additionalProperties: false`",
+        "object does not say `additionalProperties: false` (gramwright's generation closes it; "
+        "the spec, `check` and other engines keep it open)",
         'add `"additionalProperties": false` so every engine and validator agree',
         fix=fix,
     )

@@ -16,7 +16,8 @@ from gramwright.lint.registry import document_rule
 
 _HINTS = {
     "unknown": "known keys: decode_mode, mask_cache, retry {max, feedback_on_fail}, max_attempts, budget "
-    "{tokens, seconds, max_tokens}, partial_ok, allow_degrade, high_risk, fallback (docs/pipeline.md)",
+    "{tokens, seconds, max_tokens}, partial_ok, allow_degrade, high_risk, fallback, open_objects "
+    "(docs/pipeline.md)",
     "invalid": "the pipeline refuses to run with this value (docs/pipeline.md, x-runtime keys)",
     "no-effect": "remove the key",
 }

@@ -85,6 +85,8 @@ class Compiler:
         self.scalar_literals: dict[tuple[type, Any], Expr] = {}  # enum/const values as literals
         # parts (key, draft) that flatten to themselves, adding nothing: skipped when met again
         self._flat_fixpoints: set[tuple[Any, int]] = set()
+        # objects ``close_objects`` closed (pointers of the parts that declared their members)
+        self.closed_objects: list[str] = []
         self.key_rules: dict[tuple[str, ...], Ref] = {}  # key grammars, shared by name set / pattern
         self.member_orders: list[
             tuple[str, ...]

@@ -41,14 +41,27 @@ def _search(pattern: str, name: str) -> bool | None:
         return None
 
 
-def _closed(c: Compiler, op: ObjectPart) -> bool:
+def _closable(op: ObjectPart) -> bool:
+    """A part that declares members and says nothing about the others (the spec: "allowed")."""
     schema = op.part.schema
     return (
-        c.options.close_objects
-        and op.additional is None
+        op.additional is None
+        and isinstance(schema, dict)
         and ("properties" in schema or "patternProperties" in schema)
         and "unevaluatedProperties" not in schema
     )
+
+
+def _closing(c: Compiler, col: Collector) -> bool:
+    """Does ``close_objects`` close this conjunction? It acts as ``unevaluatedProperties: false``
+    over the whole conjunction, not as ``additionalProperties: false`` in each part: a member
+    that one ``allOf`` part (or ``$ref`` target, or ``anyOf`` branch) declares is not forbidden by
+    another part that does not list it, so composed objects keep all their declared members. A
+    part that gives ``additionalProperties`` (or ``unevaluatedProperties``) a schema other than
+    ``false`` asked for other members: then nothing is closed."""
+    if not c.options.close_objects or not any(_closable(op) for op in col.objects):
+        return False
+    return all(op.additional is None or op.additional.schema is False for op in col.objects)
 
 
 class _Objects:
@@ -57,6 +70,13 @@ class _Objects:
         self.col = col
         self.hint = hint
         self.inexact_ptrs: list[str] = []
+        self.closing = _closing(c, col)
+
+    def closes(self, op: ObjectPart) -> bool:
+        """Does ``op`` take no other members: ``additionalProperties: false``, or closed here."""
+        return (op.additional is not None and op.additional.schema is False) or (
+            self.closing and _closable(op)
+        )
 
     # -- what one name's value must satisfy ---------------------------------------------------
     def value_parts(self, name: str) -> list[Part] | None:
@@ -81,8 +101,7 @@ class _Objects:
                 pass  # cannot tell: apply neither (a superset)
             elif op.additional is not None:
                 out.append(Part(op.additional))
-            elif _closed(self.c, op):
-                return None
+            # a closed part (``closing``) forbids no name the conjunction declares: see _closing
         out.extend(self.col.value_negations.get(name, []))
         return out
 
@@ -93,12 +112,14 @@ class _Objects:
     def other_members(self, declared: list[str]) -> Expr | None:
         """One "other" member (key, colon, value), or None when no other key is allowed."""
         c, col = self.c, self.col
-        ops = [op for op in col.objects if op.patterns or op.additional is not None or _closed(c, op)]
-
-        def closed(op: ObjectPart) -> bool:
-            return (op.additional is not None and op.additional.schema is False) or _closed(c, op)
-
-        if any(closed(op) and not op.patterns for op in ops):
+        ops = [op for op in col.objects if op.patterns or op.additional is not None or self.closes(op)]
+        closed = self.closes
+        if self.closing:
+            c.closed_objects.extend(op.part.loc.pointer for op in ops if _closable(op))
+            # keys another part's patternProperties admit are declared members too
+            if not any(op.patterns for op in ops):
+                return None
+        elif any(closed(op) and not op.patterns for op in ops):
             return None
         add_parts = [Part(op.additional) for op in ops if op.additional is not None]
         patterns = [(pat, loc, ptr) for op in ops for pat, loc, ptr in op.patterns]
