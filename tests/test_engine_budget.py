@@ -117,7 +117,7 @@ def test_ample_budgets_leave_masks_untouched(name: str) -> None:
             if plain.is_terminated():
                 break
             assert np.array_equal(plain.bitmask(), budgeted.bitmask())
-            assert budgeted.mask_state == (plain.config, -1)
+            assert budgeted.mask_state() == (plain.config, -1)
             ids = plain.allowed_token_ids()
             token = int(ids[rng.randrange(ids.size)])
             plain.consume(token)

@@ -125,15 +125,26 @@ def generate(
         mask_us = mass = None
         closing = False
         if matcher is not None and masks is not None:
-            before = matcher.closing_steps
             t1 = time.perf_counter()
-            # raises EmptyMaskError with a diagnosis, never a silent EOS
-            blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
+            # the engine's own mask (raises EmptyMaskError with a diagnosis, never a silent EOS);
+            # the budget is checked on the token drawn, below
+            blocked = masks.blocked(matcher, logits.shape[-1], logits.device, budget=False)
             mask_us = (time.perf_counter() - t1) * 1e6
-            closing = matcher.closing_steps != before
             mass = clipped_mass(logits, blocked)
-            logits = apply_mask(logits, blocked)
-        token = sample(logits, params, generator)
+            token = sample(apply_mask(logits, blocked), params, generator)
+            t1 = time.perf_counter()
+            if not matcher.fits(token):
+                # the closing zone: a draw from the engine's mask kept when it fits, else redrawn
+                # from the narrowed mask, is a draw from the narrowed mask (exact for greedy and
+                # plain temperature; top-k/top-p cut the first draw's candidates before the
+                # budget); the narrowing costs a walk of this state's tokens, once, near the end
+                closing = True
+                blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
+                mass = clipped_mass(logits, blocked)
+                token = sample(apply_mask(logits, blocked), params, generator)
+            mask_us += (time.perf_counter() - t1) * 1e6
+        else:
+            token = sample(logits, params, generator)
         if matcher is not None:
             matcher.consume(token)
         raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)

@@ -28,6 +28,7 @@ only tier 3 builds new bitsets, and they are never stored.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import numpy.typing as npt
@@ -69,7 +70,9 @@ class ClosingZone:
         # configuration → (allowed token ids, the need after each, the most of those needs)
         self._after: dict[int, tuple[IntArray, npt.NDArray[np.float64], float]] = {}
         self._closing: dict[tuple[int, int], Words] = {}
+        self._end_index: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
         self.worst_computed = 0  # configurations whose tokens were walked (tier 2)
+        self.walk_s = 0.0  # … and the time those walks took
 
     def need(self, config: int) -> float:
         """Tokens still needed from ``config`` to end: its shortest completion plus EOS, 0 when
@@ -108,29 +111,51 @@ class ClosingZone:
         return got
 
     def _walked(self, config: int) -> tuple[IntArray, npt.NDArray[np.float64], float]:
-        """Each allowed token of ``config`` with the need after it (cached per configuration).
-        Tokens made only of bytes that lead ``config`` back to itself (a string's ordinary
-        characters) are decided without a walk: they leave ``config`` as it was."""
+        """Each allowed token of ``config`` with the need after it (cached per configuration)."""
         got = self._after.get(config)
         if got is not None:
             return got
         self.worst_computed += 1
         ids = self.masks.allowed(config)
-        needs = np.empty(ids.size, dtype=np.float64)
-        if ids.size:
-            cg = self.cg
-            loop = np.zeros(256, dtype=bool)
-            for b in cg.allowed_bytes(config):
-                loop[b] = cg.step(config, b) == config
-            lengths = self.vocab.lengths[ids]
-            width = int(lengths.max())
-            rows = self.vocab.byte_matrix[ids, :width]
-            inside = np.arange(width)[None, :] < lengths[:, None]
-            stays = np.all(loop[rows] | ~inside, axis=1)
-            needs[stays] = self.need(config)
-            token_bytes = self.vocab.token_bytes
-            for i in np.flatnonzero(~stays).tolist():
-                needs[i] = self.need_after(config, token_bytes[int(ids[i])])
+        t0 = time.perf_counter()
+        ends = self._walk_all(config, ids)
+        needs = np.asarray([self.need(c) for c in ends.tolist()], dtype=np.float64)[self._end_index]
         worst = float(needs.max()) if needs.size else 0.0
+        self.walk_s += time.perf_counter() - t0
         got = self._after[config] = (ids, needs, worst)
         return got
+
+    def _walk_all(self, config: int, ids: IntArray) -> IntArray:
+        """Walk every token of ``ids`` from ``config`` at once, byte position by byte position:
+        at each position the distinct (configuration, byte) pairs are few (a string body's
+        characters all lead to one next position), so each is stepped once and the tokens move
+        by one numpy gather. Returns the distinct end configurations; ``_end_index`` maps each
+        token to one of them."""
+        cg, vocab = self.cg, self.vocab
+        local = [config]
+        index = {config: 0}
+        cur = np.zeros(ids.size, dtype=np.int64)
+        lengths = vocab.lengths[ids]
+        matrix = vocab.byte_matrix[ids]
+        for col in range(int(lengths.max(initial=0))):
+            live = np.flatnonzero(lengths > col)
+            keys = cur[live] * 256 + matrix[live, col]
+            # the distinct pairs without a sort: keys are below 256 × the configurations met
+            seen = np.zeros(len(local) * 256, dtype=bool)
+            seen[keys] = True
+            pairs = np.flatnonzero(seen)
+            moved = np.empty(len(local) * 256, dtype=np.int64)
+            for pair in pairs.tolist():
+                u, b = divmod(pair, 256)
+                nxt = cg.step(local[u], b)
+                if nxt == DEAD:  # never for an allowed token (the mask is exact): stay put
+                    moved[pair] = u
+                    continue
+                k = index.get(nxt)
+                if k is None:
+                    k = index[nxt] = len(local)
+                    local.append(nxt)
+                moved[pair] = k
+            cur[live] = moved[keys]
+        ends, self._end_index = np.unique(cur, return_inverse=True)
+        return np.asarray([local[int(k)] for k in ends], dtype=np.int64)

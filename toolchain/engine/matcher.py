@@ -194,16 +194,31 @@ class Matcher:
         """Some mask of this output was narrowed by the budget: the output was closed early."""
         return self.closing_began is not None
 
-    @property
-    def mask_state(self) -> tuple[int, int]:
-        """What the current mask depends on: the configuration, and the tokens left when the
-        closing zone narrows it (-1 otherwise) — a key for per-state tensor caches."""
+    def mask_state(self, budget: bool = True) -> tuple[int, int]:
+        """What the current mask (``bitmask(budget)``) depends on: the configuration, and the
+        tokens left when the closing zone narrows it (-1 otherwise) — a key for per-state tensor
+        caches."""
         if self._stopped:
             return (-1, -1)
         zone, left = self._zone, self.remaining
-        if zone is None or left is None or zone.ample(self._config, left):
+        if not budget or zone is None or left is None or zone.ample(self._config, left):
             return (self._config, -1)
         return (self._config, left)
+
+    def fits(self, token_id: int) -> bool:
+        """Whether ``token_id`` leaves a completion that fits in the budget (always True without
+        one): a token of the engine's mask for which this is False is outside ``bitmask()``. Costs
+        one walk of the token's bytes, so a decode loop may sample from the engine's own mask and
+        ask this of the token drawn, narrowing the mask only when it says no (``decode/generate``)."""
+        zone, left = self._zone, self.remaining
+        if zone is None or left is None:
+            return True
+        if left < 1:
+            return False
+        if token_id in self.engine.vocab.eos_ids or left >= zone.max_need + 1:
+            return True
+        data = self.engine.vocab.token_bytes[token_id] if token_id < self.engine.vocab.size else b""
+        return bool(data) and zone.need_after(self._config, data) <= left - 1
 
     @property
     def config(self) -> int:
@@ -242,9 +257,10 @@ class Matcher:
             raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
         return ids
 
-    def bitmask(self) -> npt.NDArray[np.int32]:
+    def bitmask(self, budget: bool = True) -> npt.NDArray[np.int32]:
         """The current mask as a read-only int32 bitset (cached per state by the engine; no copy):
-        EOS included in an accepting state, all zero once stopped."""
+        EOS included in an accepting state, all zero once stopped. With a budget, narrowed in the
+        closing zone (``budget=False``: the engine's own mask, a superset; see ``fits``)."""
         if self._stopped:
             return self.engine.stopped_bitmask
         config = self._config
@@ -254,7 +270,7 @@ class Matcher:
         ):
             # an empty mask is a bug: say where, never hand it out
             raise EmptyMaskError(config, self.output, self._cg.stack_rules(config))
-        if self._zone is not None:
+        if budget and self._zone is not None:
             words = self._closing_words(config, words)
         return words
 
