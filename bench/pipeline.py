@@ -76,6 +76,8 @@ def _row(mode: str, request: dict[str, Any], result: Any, rules: Any, schema: An
         "rules_pass": rules_pass,
         "attempts": len(result.attempts),
         "finish_reasons": [a.finish_reason for a in result.attempts],
+        # the masks close a constrained attempt as its limit nears: complete, values maybe cut short
+        "budget_closed": [a.closed_by_budget for a in result.attempts],
         "degraded": result.degraded,
         "output_tokens": result.output_tokens,
         "seconds": round(result.seconds, 2),
@@ -120,6 +122,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "attempts_mean": round(sum(r["attempts"] for r in rows) / n, 2),
         "tokens_per_request": round(sum(r["output_tokens"] for r in rows) / n, 1),
         "length_finishes": sum(f == "length" for r in rows for f in r["finish_reasons"]),
+        "first_attempt_complete_rate": round(
+            sum(bool(r["finish_reasons"]) and r["finish_reasons"][0] == "stop" for r in rows) / n, 3
+        ),
+        "budget_closes": sum(sum(r.get("budget_closed", [])) for r in rows),
+        "first_attempt_budget_closed": sum(
+            bool(r.get("budget_closed")) and r["budget_closed"][0] for r in rows
+        ),
         "seconds": round(sum(r["seconds"] for r in rows), 1),
     }
 
