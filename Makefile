@@ -72,7 +72,7 @@ pytest: install-dev
 test: lint typecheck layers pytest
 
 bench: install-dev
-	$(DEV_VENV)/bin/python bench/recognizer.py --json
+	$(DEV_VENV)/bin/python -m bench.recognizer --json
 
 clean:
 	rm -rf $(VENV) $(DEV_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -6,9 +6,9 @@ target tree — the original, or the original with one mutation so that some pat
 apply. ``git diff --no-index`` writes the patch; ``git apply`` and ``gramwright`` apply it to
 copies of the target. They must end with identical trees (bytes and mode bits) or both refuse;
 every other outcome is a disagreement, unless it is a difference docs/patches.md documents.
-The generator is tests/patch_cases.py, the same one the CI test drives through hypothesis.
+The generator is bench/patch_cases.py, the same one the CI test drives through hypothesis.
 
-    python bench/apply.py --json [--cases 1000] [--seed 0] [--show 3]
+    python -m bench.apply --json [--cases 1000] [--seed 0] [--show 3]
 """
 
 from __future__ import annotations
@@ -20,15 +20,11 @@ import statistics
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def run(cases: int, seed: int, show: int) -> dict[str, Any]:
-    from tests.patch_cases import generate, run_case
+    from bench.patch_cases import generate, run_case
 
     rng = random.Random(seed)
     verdicts: Counter[str] = Counter()

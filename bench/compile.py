@@ -1,7 +1,7 @@
 """Compile benchmark: our JSON Schema compiler on the JSONSchemaBench splits, beside the peers.
 
-    python bench/compile.py --json                  # all splits, ours on every schema
-    python bench/compile.py --splits Github_easy --peers-every 5 --json
+    python -m bench.compile --json                  # all splits, ours on every schema
+    python -m bench.compile --splits Github_easy --peers-every 5 --json
 
 For every schema: ``compile_ms`` is ``compile_schema`` (the compile report included) and
 ``ready_ms`` adds the recognizer's ``compile_grammar`` (what a request needs before its first

@@ -5,10 +5,10 @@ accepted token by token, under the real SmolLM2 tokenizer and a SentencePiece-st
 For each instance, the serialisation our grammar accepts (compact, schema member order) is encoded
 by the tokenizer and every token is checked against the engine: the token must be consumable
 (its whole byte string viable), and for the first instance of each schema it must also be inside
-the computed mask (masks are exact, which tests/test_engine.py checks against a full trie walk).
+the computed mask (masks are exact, which tests/engine/test_engine.py checks against a full trie walk).
 Text a tokenizer cannot spell (SmolLM2 has no token for some bytes) is counted, not hidden.
 
-    python bench/completeness.py --json [--splits Github_easy,...] [--limit N]
+    python -m bench.completeness --json [--splits Github_easy,...] [--limit N]
 """
 
 from __future__ import annotations
@@ -17,20 +17,15 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from masks import DATA, SPLITS, accepted_text  # noqa: E402 - bench scripts share helpers by path
+from bench.masks import DATA, SPLITS, accepted_text
 
 
 def tokenizers() -> dict[str, tuple[Any, Any]]:
+    from bench.tokenizers_fixtures import sentencepiece_tokenizer
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import load_tokenizer
-    from tests.tokenizers_fixtures import sentencepiece_tokenizer
 
     smol = load_tokenizer()
     sp = sentencepiece_tokenizer()

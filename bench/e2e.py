@@ -135,8 +135,7 @@ def main() -> None:
     parser.add_argument("--schemas", type=int, default=6, help="with --fresh-process: how many schemas")
     args = parser.parse_args()
     if args.fresh_process:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from e2e_fresh import run as run_fresh
+        from bench.e2e_fresh import run as run_fresh
 
         fresh = run_fresh(args.schemas, args.max_tokens)
         print(json.dumps(fresh, indent=2) if args.json else fresh)

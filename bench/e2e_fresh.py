@@ -39,8 +39,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from masks import SPLITS, LLGuidance, XGrammar, pick_cases
+from bench.masks import SPLITS, LLGuidance, XGrammar, pick_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = "Write one example JSON document for this schema, with realistic values."
@@ -197,8 +196,8 @@ def run(count: int, max_tokens: int) -> dict[str, Any]:
         for peer in ("llguidance", "xgrammar"):
             for loop in ("tight", "in_loop"):
                 proc = subprocess.run(
-                    [sys.executable, __file__, "--peer-child", peer, str(case_file), loop],
-                    env=env, capture_output=True, text=True, check=False,
+                    [sys.executable, "-m", "bench.e2e_fresh", "--peer-child", peer, str(case_file), loop],
+                    cwd=ROOT, env=env, capture_output=True, text=True, check=False,
                 )  # fmt: skip
                 name = peer if loop == "tight" else f"{peer}_in_loop"
                 if proc.returncode != 0:

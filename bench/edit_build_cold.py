@@ -4,7 +4,7 @@ first mask for the first N lines of this repository's own Python sources, one fo
 `bench/edit_scale.py` times several sizes in one process (later sizes find some work done); this
 times one size in a process of its own, the collector paused during the build as the CLI does.
 
-    python bench/edit_build_cold.py --json [--format udiff|search-replace] [--lines 5000]
+    python -m bench.edit_build_cold --json [--format udiff|search-replace] [--lines 5000]
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     from gramwright.engine.collector import cold_work, freeze_after_cold_masks
 
     freeze_after_cold_masks()  # as the CLI's generation path does
-    from gramwright.editors.edit_generate import build_edit_grammar
-    from gramwright.editors.edit_grammar_sr import sr_head
-    from gramwright.editors.edit_grammar_udiff import udiff_head
-    from gramwright.editors.model import EditFormat
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.edit import build_edit_grammar
+    from gramwright.editors.generate.grammar_search_replace import sr_head
+    from gramwright.editors.generate.grammar_udiff import udiff_head
+    from gramwright.editors.patch.model import EditFormat
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import load_tokenizer

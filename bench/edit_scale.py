@@ -6,13 +6,14 @@ to N lines), both run by the one engine with the SmolLM2 tokenizer:
 * ``plain``: the issue's baseline — one GBNF rule per start line (``start{j}`` forcing its
   shortest unique run) and per continue line (``cont{j}``), a chain ``skip{j}`` for file order,
   written as GBNF text and loaded by ``load_source``;
-* ``ours``: ``gramwright.editors.edit_grammar_sr`` (the first block's starts as one line trie).
+* ``ours``: ``gramwright.editors.generate.grammar_search_replace``
+  (the first block's starts as one line trie).
 
 For each: grammar build (ours: from the snapshot; plain: text → ``load_source``), engine
 construction, the first mask, then teacher-forcing one 4-line SEARCH block from the middle of the
 file, timing every mask (the one at SEARCH's start is the wide one) and a second block after it.
 
-    python bench/edit_scale.py --json [--lines 500,2000,5000] [--only plain|ours]
+    python -m bench.edit_scale --json [--lines 500,2000,5000] [--only plain|ours]
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def corpus(lines: int) -> bytes:
 
 def plain_gbnf(path: str, text: str) -> str:
     """The baseline construction as GBNF text (string literals, one rule per line)."""
-    from gramwright.editors.edit_grammar_sr import DIVIDER, REPLACE, is_marker_line, sr_head
-    from gramwright.editors.edit_lines import file_lines
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.grammar_search_replace import DIVIDER, REPLACE, is_marker_line, sr_head
+    from gramwright.editors.generate.lines import file_lines
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.grammar.gbnf import emit_gbnf
     from gramwright.grammar.ir import EMPTY, Grammar, Ref, alt, char_class, literal, repeat, seq
 
@@ -72,15 +73,15 @@ def plain_gbnf(path: str, text: str) -> str:
 
 
 def measure(kind: str, lines: int, vocab: Any) -> dict[str, Any]:
-    from gramwright.editors.edit_grammar_sr import (
+    from gramwright.editors.generate.grammar_search_replace import (
         DIVIDER,
         REPLACE,
         is_marker_line,
         search_replace_grammar,
         sr_head,
     )
-    from gramwright.editors.edit_lines import file_lines
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.lines import file_lines
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.engine.collector import cold_work
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.sources import load_source

@@ -14,7 +14,7 @@ one the mask allows, which is what is under test. Checked:
   ``exact`` (no tolerant level), and applies (``apply_patch`` in a temporary copy), and the
   applied files equal the check's computed content.
 
-    python bench/edit_soundness.py --json [--walks 2000] [--budget 160] [--seed 0]
+    python -m bench.edit_soundness --json [--walks 2000] [--budget 160] [--seed 0]
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT.parent / "shared" / "data" / "edits" / "cases.jsonl"
 # real modules of several sizes and shapes (blank lines, decorators, long strings, repeats)
 REPO_FILES = (
-    "editors/model.py",
-    "editors/recount.py",
-    "editors/paths.py",
-    "editors/undo.py",
-    "editors/splice.py",
-    "editors/detect.py",
+    "editors/patch/model.py",
+    "editors/patch/recount.py",
+    "editors/patch/paths.py",
+    "editors/patch/undo.py",
+    "editors/patch/splice.py",
+    "editors/patch/detect.py",
     "toolchain/engine/walks.py",
     "toolchain/engine/bitset.py",
     "toolchain/engine/byte_sets.py",
@@ -81,10 +81,10 @@ def run(
     import numpy as np
 
     from gramwright.editors import apply_patch, check_patch, parse_patch
-    from gramwright.editors.edit_generate import build_edit_grammar
-    from gramwright.editors.edit_grammar_udiff import number_hunks
-    from gramwright.editors.model import EditFormat
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.edit import build_edit_grammar
+    from gramwright.editors.generate.grammar_udiff import number_hunks
+    from gramwright.editors.patch.model import EditFormat
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.engine.matcher import EmptyMaskError, GrammarEngine
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.models.loader import load_tokenizer

@@ -15,10 +15,10 @@ may be cut, which their tests then show. As in
 ``gramwright edit --apply``, a truncated output is never applied (its tests are not run); whether
 its hunks so far would apply is reported as ``truncated_prefix_applies``.
 
-    python bench/edits.py --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
+    python -m bench.edits --json [--cases FILE] [--limit N] [--formats search-replace,udiff]
                           [--max-tokens 256] [--timeout 60] [--model M] [--log runs.jsonl]
                           [--modes constrained,unconstrained] [--max-replace-lines N]
-    python bench/edits.py --summarise runs.jsonl
+    python -m bench.edits --summarise runs.jsonl
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def one(
     max_new_lines: int | None = None,
 ) -> dict[str, Any]:
     from gramwright.editors import apply_patch
-    from gramwright.editors.edit_generate import generate_edit
+    from gramwright.editors.generate.edit import generate_edit
 
     d = case_dir(row, base)
     t0 = time.perf_counter()

@@ -1,8 +1,8 @@
 """Export benchmark: every export of every grammar loaded in the real engines, and differential
 acceptance of documents between our recognizer and each engine reading each export.
 
-    python bench/export.py --json                # bundled + fixtures + 300 JSONSchemaBench schemas
-    python bench/export.py --sample 50 --docs 20 # quicker
+    python -m bench.export --json                # bundled + fixtures + 300 JSONSchemaBench schemas
+    python -m bench.export --sample 50 --docs 20 # quicker
 
 Grammars: the bundled grammars, the snapshot fixture schemas (``tests/fixtures/schemas``) and
 ``--sample`` schemas drawn from the JSONSchemaBench splits (``../shared/data/jsonschemabench``;

@@ -1,10 +1,10 @@
 """Lint every JSONSchemaBench schema: lint time per schema and how often each rule fires.
 
-    python bench/lint.py                      # Markdown summary on stdout
-    python bench/lint.py --json               # the same numbers as JSON
-    python bench/lint.py --write-docs docs/lint-rules.md
-    python bench/lint.py --compile            # include our compiler (compile report, cost estimate)
-    python bench/lint.py --with-compiler-run  # plus a third run: gramwright with our compiler
+    python -m bench.lint                      # Markdown summary on stdout
+    python -m bench.lint --json               # the same numbers as JSON
+    python -m bench.lint --write-docs docs/lint-rules.md
+    python -m bench.lint --compile            # include our compiler (compile report, cost estimate)
+    python -m bench.lint --with-compiler-run  # plus a third run: gramwright with our compiler
 
 Timing is wall-clock per ``lint_schema`` call after a warm-up (imports and metaschema set-up are
 excluded). Without ``--compile`` the compile-report rules (compile/*, size/grammar-budget) are
@@ -23,12 +23,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from gramwright.lint import LintOptions, lint_schema, load_profile
+from gramwright.lint.docs import profiles_markdown, rules_markdown
+from gramwright.lint.linter import INTERNAL_RULE
 
-from gramwright.lint import LintOptions, lint_schema, load_profile  # noqa: E402 - after the path set-up
-from gramwright.lint.docs import profiles_markdown, rules_markdown  # noqa: E402
-from gramwright.lint.linter import INTERNAL_RULE  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 DATA = ROOT.parent / "shared" / "data" / "jsonschemabench"
 SPLITS = (
@@ -251,7 +250,7 @@ def main() -> None:
     result = run(schemas, profiles, args.compile)
     if args.with_compiler_run and not args.compile:
         result.update(run(schemas, ("gramwright",), True, suffix=" + compiler"))
-    command = "python bench/lint.py " + " ".join(sys.argv[1:])
+    command = "python -m bench.lint " + " ".join(sys.argv[1:])
     if args.write_docs:
         write_docs(args.write_docs, result, len(schemas), command.strip(), args.compile)
         print(f"wrote {args.write_docs}", file=sys.stderr)

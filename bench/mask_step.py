@@ -14,7 +14,7 @@ the application are compared. Pass 1 meets every state's tensor for the first ti
 find them cached. Reported: median and p99 µs per token, per pass kind, and the two parts
 (``mask``: until the tensor is ready, ``apply``: clipped mass + masked logits).
 
-    python bench/mask_step.py --json [--reps 20] [--threads 1]
+    python -m bench.mask_step --json [--reps 20] [--threads 1]
 """
 
 from __future__ import annotations

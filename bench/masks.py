@@ -15,8 +15,8 @@ reported as well. Like ``gramwright generate``, the replay opts in to pausing th
 during cold masks and freezing what survives (``engine/collector.py``); ``--no-gc-freeze`` measures
 a library's default instead.
 
-    python bench/masks.py --json [--per-split 8] [--splits Github_easy,Kubernetes]
-    python bench/masks.py --json --fresh-process --per-split 2   # a new process per schema
+    python -m bench.masks --json [--per-split 8] [--splits Github_easy,Kubernetes]
+    python -m bench.masks --json --fresh-process --per-split 2   # a new process per schema
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ def main() -> None:
     if not DATA.is_dir():
         raise SystemExit(f"no benchmark data at {DATA}")
     if args.fresh_process:
-        from masks_fresh import MODES, run
+        from bench.masks_fresh import MODES, run
 
         peers = set(filter(None, args.peers.split(",")))
         modes = [m for m in MODES if m.startswith("ours") or m in peers]

@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from masks import LLGuidance, Ours, XGrammar, accepted_text, pick_cases, summary
+from bench.masks import LLGuidance, Ours, XGrammar, accepted_text, pick_cases, summary
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MODES = ("ours_store", "ours_no_store", "llguidance", "xgrammar")
 
@@ -114,7 +115,8 @@ def run(splits: list[str], per_split: int, per_schema: int, modes: list[str]) ->
         for mode in modes:  # alternated per schema: load drifts hit every engine alike
             env = {**os.environ, "GRAMWRIGHT_CACHE": str(store if mode == "ours_store" else empty)}
             proc = subprocess.run(
-                [sys.executable, __file__, "--child", mode, str(case_file)],
+                [sys.executable, "-m", "bench.masks_fresh", "--child", mode, str(case_file)],
+                cwd=ROOT,
                 env=env,
                 capture_output=True,
                 text=True,

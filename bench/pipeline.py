@@ -13,7 +13,7 @@ Greedy decoding is deterministic, so an attempt with the same prompt and limit i
 and reused across modes (the first constrained attempt of modes 2–4, the raised-limit attempt of
 modes 3–4); its recorded cost is counted in every mode that uses it.
 
-    python bench/pipeline.py --json [--limit N] [--max-tokens 160] [--token-budget 480]
+    python -m bench.pipeline --json [--limit N] [--max-tokens 160] [--token-budget 480]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the embedded model, constrained, greedy. Every output whose finish_reason is ``s
 and validate; truncations (``length``) are counted and reported, not hidden. Content quality is
 whatever a 135M model produces — masks guarantee form, not content.
 
-    python bench/purchase_orders.py --json [--max-tokens 256]
+    python -m bench.purchase_orders --json [--max-tokens 256]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Two documents, both exactly 1,000,000 bytes or a little more:
 Each is fed twice through one compiled grammar: ``cold`` (memo tables empty, every new parser
 configuration is derived) and ``warm`` (all transitions memoised). One process, one core.
 
-    python bench/recognizer.py --json
+    python -m bench.recognizer --json
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Checked: no walk ever meets an empty mask; every walk that ends is accepting; an
 walk's output validates with jsonschema whenever the schema's compile report has no approximated
 or discarded keyword (otherwise validation failures are counted as "reported").
 
-    python bench/soundness.py --json [--walks 10000] [--budget 48]
+    python -m bench.soundness --json [--walks 10000] [--budget 48]
 """
 
 from __future__ import annotations

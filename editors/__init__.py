@@ -2,7 +2,7 @@
 
 The three formats models emit — SEARCH/REPLACE blocks (aider), unified diffs (git, GNU, aider's
 udiff) and the ``*** Begin Patch`` envelope (Codex ``apply_patch``) — parse into one data model
-(:mod:`.model`). Then, against real files::
+(:mod:`.patch.model`). Then, against real files::
 
     patch = parse_patch(text)                 # fmt="auto" detects the format (patch.detected says how)
     report = check_patch(patch, root)         # every edit located, exact or tolerant, or why not
@@ -13,21 +13,24 @@ Matches are exact and unique by default (several matches list every candidate); 
 (trailing whitespace, CRLF/LF, an indentation shift, Unicode look-alikes) need ``fuzzy=True``.
 Nothing here prints; ``report.as_dict()`` is the ``--format json`` report and ``report.feedback()``
 the failures as text for the model that wrote the patch.
+
+Two subpackages: :mod:`.patch`, the library above (pure file work), and :mod:`.generate`, where a
+model writes a patch under a grammar built from the files it edits (``generate_edit``).
 """
 
-from gramwright.editors.apply import ApplyResult, apply_patch
-from gramwright.editors.check import check_patch
-from gramwright.editors.detect import detect_format, parse_patch
-from gramwright.editors.journal import JournalEntry
-from gramwright.editors.locate import Location, locate
-from gramwright.editors.match import LEVELS
-from gramwright.editors.model import Edit, EditFormat, FileCreate, FileDelete, FileRename, Patch
-from gramwright.editors.nearest import Nearest
-from gramwright.editors.paths import find_root
-from gramwright.editors.preview import preview_diff
-from gramwright.editors.report import CheckReport, EditCheck, FileChange, Problem
-from gramwright.editors.snapshot import FileSnapshot
-from gramwright.editors.undo import UndoResult, history, undo
+from gramwright.editors.patch.apply import ApplyResult, apply_patch
+from gramwright.editors.patch.check import check_patch
+from gramwright.editors.patch.detect import detect_format, parse_patch
+from gramwright.editors.patch.journal import JournalEntry
+from gramwright.editors.patch.locate import Location, locate
+from gramwright.editors.patch.match import LEVELS
+from gramwright.editors.patch.model import Edit, EditFormat, FileCreate, FileDelete, FileRename, Patch
+from gramwright.editors.patch.nearest import Nearest
+from gramwright.editors.patch.paths import find_root
+from gramwright.editors.patch.preview import preview_diff
+from gramwright.editors.patch.report import CheckReport, EditCheck, FileChange, Problem
+from gramwright.editors.patch.snapshot import FileSnapshot
+from gramwright.editors.patch.undo import UndoResult, history, undo
 
 __all__ = [
     "LEVELS",

@@ -28,29 +28,77 @@ Data flow (one way through): schema → lint / compile → Grammar IR → GBNF t
 token engine → decode → pipeline. See docs/api.md.
 """
 
-# ruff: noqa: E402 - the stand-in below must be in place before the imports after it load jsonschema
+from typing import TYPE_CHECKING, Any
+
 from gramwright.deferred import defer_rfc3987_syntax
 
 defer_rfc3987_syntax()  # before anything imports jsonschema: ~1 s of its import, until an IRI is checked
 
-from gramwright.api import check_document, compile_source, lint_schema
-from gramwright.checking import CheckResult
-from gramwright.errors import (
-    EngineError,
-    GrammarError,
-    GramwrightError,
-    ModelError,
-    PatchError,
-    PipelineError,
-    SchemaError,
-    SourceError,
-)
-from gramwright.generation import Generation, Generator, SamplingOptions, generate_structured
-from gramwright.lint import LintReport
-from gramwright.pipeline import Policy, StructuredResult, validate_text
-from gramwright.pipeline import run as run_pipeline
-from gramwright.sources import CompiledSource
-from gramwright.validate import Validation, validate_output
+if TYPE_CHECKING:
+    from gramwright.api import check_document, compile_source, lint_schema
+    from gramwright.checking import CheckResult
+    from gramwright.errors import (
+        EngineError,
+        GrammarError,
+        GramwrightError,
+        ModelError,
+        PatchError,
+        PipelineError,
+        SchemaError,
+        SourceError,
+    )
+    from gramwright.generation import Generation, Generator, SamplingOptions, generate_structured
+    from gramwright.lint import LintReport
+    from gramwright.pipeline import Policy, StructuredResult, validate_text
+    from gramwright.pipeline import run as run_pipeline
+    from gramwright.sources import CompiledSource
+    from gramwright.validate import Validation, validate_output
+
+# The public names are loaded on first use (PEP 562), so importing a light submodule — the pytest
+# plugin every pytest run in a user's project loads, ``gramwright.cli.main`` for ``--help`` —
+# does not pay for the compiler, the linter and jsonschema (~0.4 s) before it needs them.
+_LAZY: dict[str, tuple[str, str]] = {
+    **{name: ("gramwright.api", name) for name in ("check_document", "compile_source", "lint_schema")},
+    "CheckResult": ("gramwright.checking", "CheckResult"),
+    **{
+        name: ("gramwright.errors", name)
+        for name in (
+            "EngineError",
+            "GrammarError",
+            "GramwrightError",
+            "ModelError",
+            "PatchError",
+            "PipelineError",
+            "SchemaError",
+            "SourceError",
+        )
+    },
+    **{
+        name: ("gramwright.generation", name)
+        for name in ("Generation", "Generator", "SamplingOptions", "generate_structured")
+    },
+    "LintReport": ("gramwright.lint", "LintReport"),
+    **{name: ("gramwright.pipeline", name) for name in ("Policy", "StructuredResult", "validate_text")},
+    "run_pipeline": ("gramwright.pipeline", "run"),
+    "CompiledSource": ("gramwright.sources", "CompiledSource"),
+    **{name: ("gramwright.validate", name) for name in ("Validation", "validate_output")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gramwright' has no attribute {name!r}")
+    import importlib
+
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

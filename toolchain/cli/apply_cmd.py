@@ -137,7 +137,7 @@ def undo(
 ) -> None:
     with common.user_errors():
         from gramwright.editors import undo as undo_entry
-        from gramwright.editors.undo import UndoRefused
+        from gramwright.editors.patch.undo import UndoRefused
 
         try:
             result = undo_entry(_root(root), entry_id)

@@ -1,6 +1,6 @@
 """`gramwright edit`: a local model writes a patch for real files under a grammar built from them.
 
-A thin adapter over :func:`gramwright.editors.edit_generate.generate_edit`: options in, the
+A thin adapter over :func:`gramwright.editors.generate.edit.generate_edit`: options in, the
 result rendered (the patch, the check as ``gramwright apply --check`` reports it, the diff or
 the backup id).
 """
@@ -17,7 +17,7 @@ import typer
 from gramwright.cli import common
 
 if TYPE_CHECKING:
-    from gramwright.editors.edit_generate import Mode
+    from gramwright.editors.generate.edit import Mode
 
 HELP = (
     "Generate an edit with a local model: every SEARCH text (every hunk's old lines) is a run of"
@@ -88,7 +88,7 @@ def edit(
 
     console = Console(stderr=True)
     with common.user_errors(), frozen_after_cold_masks():
-        from gramwright.editors.edit_generate import generate_edit
+        from gramwright.editors.generate.edit import generate_edit
 
         if root is not None and not root.is_dir():
             common.fail(f"--root {root}: not a directory")
@@ -116,7 +116,7 @@ def edit(
 
 def _human(result: object) -> str:
     from gramwright.cli.apply_render import render_report
-    from gramwright.editors.edit_generate import EditResult
+    from gramwright.editors.generate.edit import EditResult
 
     assert isinstance(result, EditResult)
     g = result.generation

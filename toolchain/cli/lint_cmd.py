@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gramwright.cli import common
 from gramwright.schema.errors import SchemaTooDeep
+
+if TYPE_CHECKING:
+    from gramwright.lint import LintReport
+    from gramwright.lint.baseline import BaselineComparison
 
 EPILOG = """\
 Examples:
@@ -23,13 +28,18 @@ Examples:
 
   gramwright lint schema.json --format sarif > lint.sarif       # CI annotations
 
+  gramwright lint schemas/*.json --baseline lint-baseline.json --update-baseline   # accept today's
+
+  gramwright lint schemas/*.json --baseline lint-baseline.json  # then only new findings fail
+
   gramwright lint schema.json --max-tokens 512                # tokens of the embedded SmolLM2
 
   gramwright lint schema.json --max-tokens 512 --tokenizer ./my-model   # a local HF model dir or .gguf
 
   gramwright lint --list-rules
 
-Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage error or unreadable input.
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it (with --baseline: new
+findings only), 2 usage error or unreadable input.
 """
 
 
@@ -115,6 +125,12 @@ def lint(
     ),
     list_rules: bool = typer.Option(False, "--list-rules", help="Document every rule and exit."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Skip our compiler (no compile report)."),
+    baseline: Path | None = typer.Option(
+        None, "--baseline", help="Accept the findings in FILE; only new ones fail, fixed ones are listed."
+    ),
+    update_baseline: bool = typer.Option(
+        False, "--update-baseline", help="Write today's findings to the --baseline FILE (and exit 0)."
+    ),
 ) -> None:
     with common.user_errors():
         from gramwright.lint import LintOptions, ProfileError, lint_schema, load_profile
@@ -131,6 +147,11 @@ def lint(
             return
         if not schemas:
             common.fail("no SCHEMA given", "gramwright lint schema.json (or --list-rules)")
+        if update_baseline and baseline is None:
+            common.fail(
+                "--update-baseline needs --baseline FILE",
+                "gramwright lint s.json --baseline b.json --update-baseline",
+            )
         try:
             prof = load_profile(profile)
         except ProfileError as exc:
@@ -150,12 +171,76 @@ def lint(
             else lint_schema(doc, profile=prof, options=options, file=path, base_uri=_base_uri(path))
             for path, doc, _, too_deep in documents
         ]
+        if baseline is not None and update_baseline:
+            raise typer.Exit(_write_baseline(baseline, reports))
+        comparison = _compare(baseline, reports) if baseline is not None else None
         if output_format is OutputFormat.json:
-            sys.stdout.write(render_json(reports))
+            sys.stdout.write(
+                render_json(reports) if comparison is None else _json_with_baseline(reports, comparison)
+            )
         elif output_format is OutputFormat.sarif:
-            sys.stdout.write(render_sarif(reports, {path: text for path, _, text, _ in documents}))
+            sources = {path: text for path, _, text, _ in documents}
+            sys.stdout.write(render_sarif(reports, sources, comparison))
         else:
-            sys.stdout.write(render_human(reports, color=sys.stdout.isatty()))
+            shown = reports if comparison is None else _only_new(reports, comparison)
+            sys.stdout.write(render_human(shown, color=sys.stdout.isatty()))
         threshold = SEVERITY_RANK[fail_on.value]
-        if any(SEVERITY_RANK[d.severity] >= threshold for r in reports for d in r.diagnostics):
+        failing = [
+            d
+            for i, r in enumerate(reports)
+            for j, d in enumerate(r.diagnostics)
+            if comparison is None or comparison.state(i, j) == "new"
+        ]
+        if comparison is not None and baseline is not None:
+            _baseline_summary(baseline, comparison)
+        if any(SEVERITY_RANK[d.severity] >= threshold for d in failing):
             raise typer.Exit(common.EXIT_FINDINGS)
+
+
+def _write_baseline(path: Path, reports: list[LintReport]) -> int:
+    from gramwright.fsutil import atomic_write_text
+    from gramwright.lint.baseline import load_baseline, render_baseline
+
+    keep = load_baseline(path) if path.is_file() else []
+    text = render_baseline(reports, keep=keep)
+    try:
+        atomic_write_text(path, text)
+    except OSError as exc:
+        common.fail(f"{path}: cannot write: {exc.strerror or exc}")
+    count = len(json.loads(text)["findings"])
+    typer.echo(f"wrote {path}: {count} finding{'s' if count != 1 else ''} accepted", err=True)
+    return common.EXIT_OK
+
+
+def _compare(path: Path, reports: list[LintReport]) -> BaselineComparison:
+    from gramwright.lint.baseline import compare_baseline, load_baseline
+
+    return compare_baseline(reports, load_baseline(path))
+
+
+def _only_new(reports: list[LintReport], comparison: BaselineComparison) -> list[LintReport]:
+    from dataclasses import replace
+
+    return [
+        replace(r, diagnostics=[d for j, d in enumerate(r.diagnostics) if comparison.state(i, j) == "new"])
+        for i, r in enumerate(reports)
+    ]
+
+
+def _json_with_baseline(reports: list[LintReport], comparison: BaselineComparison) -> str:
+    rows = [
+        {**d.to_dict(), "file": r.file, "baseline_state": comparison.state(i, j)}
+        for i, r in enumerate(reports)
+        for j, d in enumerate(r.diagnostics)
+    ]
+    return common.dump_json(rows)
+
+
+def _baseline_summary(path: Path, comparison: BaselineComparison) -> None:
+    """On stderr: how the findings compare with the baseline, and each fixed one (so it shrinks)."""
+    new, accepted, fixed = len(comparison.new), len(comparison.accepted), len(comparison.fixed)
+    typer.echo(f"baseline {path}: {new} new, {accepted} accepted, {fixed} fixed", err=True)
+    for e in comparison.fixed:
+        typer.echo(f"fixed: {e.file} {e.pointer or '/'} {e.rule} (no longer found)", err=True)
+    if fixed:
+        typer.echo(f"shrink the baseline: gramwright lint ... --baseline {path} --update-baseline", err=True)

@@ -39,6 +39,7 @@ def _register() -> None:
     grammar_cmds.register(app)
     for optional in (
         "lint_cmd",
+        "snapshot_cmd",
         "conformance_cmd",
         "generate_cmd",
         "apply_cmd",

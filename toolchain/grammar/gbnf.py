@@ -34,7 +34,7 @@ xgrammar's EBNF parser: printable characters are written as themselves (UTF-8), 
 by name, every other character as ``\\uHHHH``/``\\UHHHHHHHH`` -- never ``\\xHH``, because xgrammar
 reads ``\\x`` greedily (``"\\x01b"`` is U+001B there, U+0001 ``b`` in llama.cpp).
 
-Known differences that no emission choice can hide (see ``tests/test_gbnf_xgrammar.py``):
+Known differences that no emission choice can hide (see ``tests/grammar/test_gbnf_xgrammar.py``):
 xgrammar 0.2.9 rejects ``.`` (it lexes ``.`` as a name character), names that start with a digit,
 and the names ``true``/``false`` (boolean literals in its lexer). llama.cpp turns a repetition
 maximum above 2000 into "unbounded" and rejects a minimum above 2000; we keep the numbers.

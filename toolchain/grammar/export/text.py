@@ -1,7 +1,7 @@
 """Spelling shared by the Lark targets: names, string literals and one-character classes.
 
 What both llguidance and XGrammar's Lark reader accept was probed on llguidance 1.9.1 and
-xgrammar 0.2.9 (``tests/test_export_lark.py`` pins it):
+xgrammar 0.2.9 (``tests/grammar/export/test_lark.py`` pins it):
 
 * names: rules ``[a-z][a-z0-9_]*``, terminals the same in upper case (llguidance rejects mixed
   case such as ``Ab``); our GBNF names (``[a-zA-Z0-9-]+``) are folded and de-duplicated;

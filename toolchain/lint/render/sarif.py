@@ -1,8 +1,12 @@
 """SARIF 2.1.0 for CI annotations (GitHub code scanning and friends).
 
-Each result carries the file URI, a ``region`` (line/column of the pointer when the source text is
-available) and a ``logicalLocation`` whose ``fullyQualifiedName`` is the JSON Pointer. Mechanical
-fixes travel as JSON Patch in the result's ``properties`` (SARIF's own ``fixes`` need text edits).
+Each result carries the file URI (relative to the working folder when the file lies below it, as
+code-scanning services resolve it against the repository root), a ``region`` (line/column of the
+pointer when the source text is available), a ``logicalLocation`` whose ``fullyQualifiedName`` is
+the JSON Pointer, and ``partialFingerprints`` (rule + file + pointer, the lint baseline's key, so a
+finding keeps its identity when lines shift). With a baseline each result has its
+``baselineState`` (``new`` / ``unchanged``). Mechanical fixes travel as JSON Patch in the result's
+``properties`` (SARIF's own ``fixes`` need text edits).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
+from gramwright.lint.baseline import BaselineComparison, fingerprint, project_path
 from gramwright.lint.diagnostic import LintReport
 from gramwright.lint.registry import Rule, all_rules
 from gramwright.lint.render.locate import locate, pointer_positions
@@ -25,7 +30,7 @@ INFORMATION_URI = "https://github.com/gramwright/gramwright/blob/main/docs/lint-
 def _uri(file: str) -> str:
     if file == "-":
         return "stdin"
-    return quote(PurePath(file).as_posix(), safe="/:.-_~")
+    return quote(PurePath(project_path(file)).as_posix(), safe="/:.-_~")
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
@@ -45,8 +50,13 @@ def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     }
 
 
-def sarif_log(reports: Sequence[LintReport], sources: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The SARIF log as a dict; ``sources`` maps a report's file to its text (for line numbers)."""
+def sarif_log(
+    reports: Sequence[LintReport],
+    sources: Mapping[str, str] | None = None,
+    baseline: BaselineComparison | None = None,
+) -> dict[str, Any]:
+    """The SARIF log as a dict; ``sources`` maps a report's file to its text (for line numbers);
+    ``baseline`` marks each result new or unchanged."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -58,12 +68,13 @@ def sarif_log(reports: Sequence[LintReport], sources: Mapping[str, str] | None =
     index_of = {rule_id: i for i, rule_id in enumerate(ids)}
     results: list[dict[str, Any]] = []
     artifacts: list[dict[str, Any]] = []
-    for report in reports:
+    for i, report in enumerate(reports):
         uri = _uri(report.file)
+        file = project_path(report.file)
         artifacts.append({"location": {"uri": uri}})
         text = (sources or {}).get(report.file)
         positions = pointer_positions(text) if text is not None else {}
-        for d in report.diagnostics:
+        for j, d in enumerate(report.diagnostics):
             physical: dict[str, Any] = {"artifactLocation": {"uri": uri}}
             where = locate(positions, d.pointer) if positions else None
             if where is not None:
@@ -84,8 +95,11 @@ def sarif_log(reports: Sequence[LintReport], sources: Mapping[str, str] | None =
                         ],
                     }
                 ],
+                "partialFingerprints": {"gramwrightFinding/v1": fingerprint(d.rule, file, d.pointer)},
                 "properties": {"profile": d.profile, "pointer": d.pointer, "hint": d.hint},
             }
+            if baseline is not None:
+                result["baselineState"] = baseline.state(i, j)
             if d.rule in index_of:
                 result["ruleIndex"] = index_of[d.rule]
             if d.fix is not None:
@@ -116,5 +130,9 @@ def sarif_log(reports: Sequence[LintReport], sources: Mapping[str, str] | None =
     }
 
 
-def render_sarif(reports: Sequence[LintReport], sources: Mapping[str, str] | None = None) -> str:
-    return json.dumps(sarif_log(reports, sources), ensure_ascii=False, indent=2) + "\n"
+def render_sarif(
+    reports: Sequence[LintReport],
+    sources: Mapping[str, str] | None = None,
+    baseline: BaselineComparison | None = None,
+) -> str:
+    return json.dumps(sarif_log(reports, sources, baseline), ensure_ascii=False, indent=2) + "\n"

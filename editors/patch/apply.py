@@ -1,0 +1,95 @@
+"""``apply_patch``: check, back up, then write every changed file all-or-nothing.
+
+Nothing is written unless the whole patch applies. The new bytes come from the check's report
+(computed in memory); the originals go to the backup journal before the first write; the writes
+re-check each file's hash and restore everything on failure (:mod:`.transaction`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gramwright.editors.patch import journal
+from gramwright.editors.patch.check import check_patch
+from gramwright.editors.patch.model import Patch
+from gramwright.editors.patch.report import CheckReport, FileChange
+from gramwright.editors.patch.snapshot import sha256
+from gramwright.editors.patch.transaction import Write, WriteFailed, commit
+from gramwright.errors import PatchError
+
+__all__ = ["ApplyResult", "apply_patch", "plan_writes"]
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """The check's report; ``applied`` when the files were written, ``entry_id`` the backup."""
+
+    report: CheckReport
+    applied: bool
+    entry_id: str | None
+    written: tuple[str, ...]  # paths (relative to the root) created, changed or removed
+
+
+def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
+    before = change.before
+    old_sha = before.sha256 if before else None
+    mode = before.mode if before else None
+    out: list[tuple[Write, journal.FileRecord, bytes | None]] = []
+    if change.action == "rename":
+        assert change.new_key is not None and change.after is not None and before is not None
+        moved = Write(change.new_key, root / change.new_key, None, change.after, mode)
+        out.append(
+            (
+                moved,
+                journal.FileRecord(change.new_key, "rename-to", None, None, None, sha256(change.after)),
+                None,
+            )
+        )
+        gone = Write(change.key, root / change.key, old_sha, None)
+        out.append(
+            (gone, journal.FileRecord(change.key, "rename-from", old_sha, mode, None, None), before.data)
+        )
+        return out
+    if before is not None and change.after == before.data:
+        return out  # nothing changes in this file
+    write = Write(change.key, root / change.key, old_sha, change.after)
+    after_sha = sha256(change.after) if change.after is not None else None
+    record = journal.FileRecord(change.key, change.action, old_sha, mode, None, after_sha)
+    return [(write, record, before.data if before else None)]
+
+
+def plan_writes(report: CheckReport) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
+    """The writes (and journal records, with original bytes) that carry out ``report``."""
+    root = Path(report.root)
+    return [item for change in report.files for item in _writes(change, root)]
+
+
+def apply_patch(patch: Patch, root: Path | str, *, fuzzy: bool = False) -> ApplyResult:
+    """Apply ``patch`` under ``root`` if every edit applies; otherwise write nothing.
+
+    Raises :class:`PatchError` for unsafe paths and for a write that failed (after restoring every
+    file already written); a patch that does not apply is ``applied=False`` with the report.
+    """
+    report = check_patch(patch, root, fuzzy)
+    if not report.ok:
+        return ApplyResult(report, False, None, ())
+    plan = plan_writes(report)
+    if not plan:
+        return ApplyResult(report, True, None, ())
+    root_path = Path(report.root)
+    entry = journal.new_entry(
+        root_path, patch.format.value, patch.text, [(rec, data) for _, rec, data in plan]
+    )
+    try:
+        commit([write for write, _, _ in plan], root=root_path)
+    except WriteFailed as exc:
+        if exc.stuck:
+            journal.save_status(root_path, entry, "incomplete")
+        else:
+            journal.remove_entry(root_path, entry)
+        raise
+    except PatchError:  # refused before writing, or written and put back: nothing changed
+        journal.remove_entry(root_path, entry)
+        raise
+    return ApplyResult(report, True, entry.id, tuple(write.path for write, _, _ in plan))

@@ -1,0 +1,245 @@
+"""``check_patch``: is this patch applicable to the files under ``root``, and what would they become?
+
+Order matters for safety: every path is resolved and checked first (an escaping path raises before
+any file is read); then each file is read once into a snapshot; then every edit is located, edits
+of one file must not overlap, and each file's new bytes are computed in memory. Nothing is
+written here — :mod:`.apply` writes exactly what this report computed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from gramwright.editors.patch.locate import Location, locate
+from gramwright.editors.patch.model import Edit, FileCreate, FileDelete, FileRename, Patch
+from gramwright.editors.patch.paths import ResolvedPath, resolve_path
+from gramwright.editors.patch.report import CheckReport, EditCheck, FileChange, Problem
+from gramwright.editors.patch.snapshot import FileSnapshot, read_snapshot
+from gramwright.editors.patch.splice import splice
+from gramwright.errors import PatchError
+
+__all__ = ["check_patch"]
+
+
+@dataclass
+class _Target:
+    where: ResolvedPath
+    edits: list[tuple[int, Edit]] = field(default_factory=list)
+    creates: list[FileCreate] = field(default_factory=list)
+    deletes: list[FileDelete] = field(default_factory=list)
+    renames: list[FileRename] = field(default_factory=list)
+
+
+class _Checker:
+    def __init__(self, patch: Patch, root: Path, fuzzy: bool) -> None:
+        self.patch, self.root, self.fuzzy = patch, root, fuzzy
+        self.targets: dict[str, _Target] = {}
+        self.rename_to: dict[str, tuple[ResolvedPath, FileRename]] = {}
+        self.checks: list[EditCheck] = []
+        self.changes: list[FileChange] = []
+        self.problems: list[Problem] = []
+
+    def target(self, path: str, line: int) -> _Target:
+        where = resolve_path(self.root, path, line)
+        return self.targets.setdefault(where.key, _Target(where))
+
+    def collect(self) -> None:
+        """Resolve every path (raising on the first unsafe one) before anything is read."""
+        for index, edit in enumerate(self.patch.edits, 1):
+            self.target(edit.path, edit.patch_line).edits.append((index, edit))
+        for create in self.patch.creates:
+            self.target(create.path, create.patch_line).creates.append(create)
+        for delete in self.patch.deletes:
+            self.target(delete.path, delete.patch_line).deletes.append(delete)
+        for rename in self.patch.renames:
+            self.target(rename.path, rename.patch_line).renames.append(rename)
+            dest = resolve_path(self.root, rename.new_path, rename.patch_line)
+            self.rename_to[dest.key] = (dest, rename)
+
+    def problem(self, where: ResolvedPath, line: int, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(where.path, line, message, hint))
+
+    def fail_edits(self, target: _Target, message: str, hint: str, reason: str) -> None:
+        for index, edit in target.edits:
+            location = Location(edit, None, message=message, hint=hint, reason=reason)
+            self.checks.append(EditCheck(index, target.where.path, location))
+
+    def run(self) -> CheckReport:
+        self.collect()
+        for target in self.targets.values():
+            self.check_target(target)
+        self.checks.sort(key=lambda check: check.index)
+        return CheckReport(
+            format=self.patch.format,
+            detected=self.patch.detected,
+            root=str(self.root),
+            edits=tuple(self.checks),
+            files=tuple(self.changes),
+            problems=tuple(self.problems),
+            notes=self.patch.notes,
+        )
+
+    def read(self, target: _Target, line: int) -> FileSnapshot | bool | None:
+        """The snapshot, None when the file does not exist, False when it cannot be used."""
+        if not target.where.real.exists():
+            return None
+        try:
+            return read_snapshot(target.where.path, target.where.real)
+        except PatchError as exc:
+            self.problem(
+                target.where, line, f"{exc.message} ({exc.where})" if exc.where else exc.message, exc.hint
+            )
+            self.fail_edits(target, "file refused (see the problem above)", exc.hint, "refused-file")
+            return False
+
+    def check_target(self, target: _Target) -> None:
+        where = target.where
+        first = min(
+            [e.patch_line for _, e in target.edits]
+            + [c.patch_line for c in target.creates]
+            + [d.patch_line for d in target.deletes]
+            + [r.patch_line for r in target.renames]
+        )
+        if len(target.creates) + len(target.deletes) + len(target.renames) > 1 or (
+            (target.creates or target.deletes) and target.edits
+        ):
+            self.problem(
+                where, first, "the patch both creates/deletes/renames this file and changes it again"
+            )
+            self.fail_edits(
+                target, "conflicts with another operation on this file", "one operation per file", "conflict"
+            )
+            return
+        if where.key in self.rename_to and self.rename_to[where.key][1] not in target.renames:
+            self.problem(
+                where, first, "a rename in this patch moves another file here", "one operation per file"
+            )
+            return
+        snapshot = self.read(target, first)
+        if snapshot is False:
+            return
+        assert snapshot is not True
+        if target.creates:
+            self.check_create(target, target.creates[0], snapshot)
+        elif target.deletes:
+            self.check_delete(target, target.deletes[0], snapshot)
+        else:
+            self.check_edits(target, snapshot)
+
+    def check_create(self, target: _Target, create: FileCreate, snapshot: FileSnapshot | None) -> None:
+        where = target.where
+        if snapshot is not None and snapshot.data:
+            self.problem(
+                where,
+                create.patch_line,
+                "already exists",
+                "to change it, give old lines to replace; to replace it whole, delete it first",
+            )
+            return
+        for parent in where.real.parents:
+            if parent.exists():
+                if not parent.is_dir():
+                    self.problem(
+                        where,
+                        create.patch_line,
+                        f"cannot create it: {parent.name} is a file, not a directory",
+                    )
+                    return
+                break
+        if snapshot is not None:  # an existing empty file takes the new content in its encoding
+            change = FileChange(where.path, where.key, "modify", snapshot, snapshot.encode(create.content))
+        else:
+            change = FileChange(where.path, where.key, "create", None, create.content.encode("utf-8"))
+        self.changes.append(change)
+
+    def check_delete(self, target: _Target, delete: FileDelete, snapshot: FileSnapshot | None) -> None:
+        where = target.where
+        if snapshot is None:
+            self.problem(where, delete.patch_line, "no such file to delete", "check the path")
+            return
+        if delete.expected is not None and "".join(delete.expected) != snapshot.text:
+            mine, theirs = snapshot.lines, delete.expected
+            line = next(
+                (i + 1 for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                min(len(mine), len(theirs)) + 1,
+            )
+            self.problem(
+                where,
+                delete.patch_line,
+                f"differs from the content the diff deletes (from line {line} on)",
+                "regenerate the diff against the current file",
+            )
+            return
+        self.changes.append(FileChange(where.path, where.key, "delete", snapshot, None))
+
+    def check_edits(self, target: _Target, snapshot: FileSnapshot | None) -> None:
+        where = target.where
+        if snapshot is None:
+            hint = "check the path; to create a file use an empty SEARCH, '--- /dev/null' or '*** Add File:'"
+            self.fail_edits(target, "no such file", hint, "no-file")
+            if not target.edits:
+                self.problem(where, target.renames[0].patch_line, "no such file to rename", "check the path")
+            return
+        located: list[tuple[int, Location]] = []
+        cursor = 0
+        for index, edit in target.edits:
+            location = locate(edit, snapshot.lines, fuzzy=self.fuzzy, cursor=cursor)
+            if location.match is not None and edit.in_order:
+                cursor = location.match.end
+            located.append((index, location))
+        located = _mark_overlaps(located)
+        self.checks.extend(EditCheck(index, where.path, loc) for index, loc in located)
+        if any(loc.match is None for _, loc in located):
+            return
+        after = snapshot.encode(splice(snapshot, [loc for _, loc in located]))
+        if target.renames:
+            rename = target.renames[0]
+            dest = resolve_path(self.root, rename.new_path, rename.patch_line)
+            if dest.key != where.key and dest.real.exists():
+                self.problem(
+                    where,
+                    rename.patch_line,
+                    f"cannot rename to {dest.path}: it exists",
+                    "delete it first or pick another name",
+                )
+                return
+            self.changes.append(
+                FileChange(where.path, where.key, "rename", snapshot, after, dest.path, dest.key)
+            )
+        else:
+            self.changes.append(FileChange(where.path, where.key, "modify", snapshot, after))
+
+
+def _mark_overlaps(located: list[tuple[int, Location]]) -> list[tuple[int, Location]]:
+    """Edits of one file that touch the same lines both fail, each naming the other."""
+    placed = sorted((loc.match.start, loc.match.end, i) for i, (_, loc) in enumerate(located) if loc.match)
+    clashes: dict[int, int] = {}
+    for (s1, e1, a), (s2, e2, b) in itertools.pairwise(placed):
+        if s2 < e1 or (s1 == e1 == s2 == e2):
+            clashes.setdefault(a, b)
+            clashes.setdefault(b, a)
+    out = list(located)
+    for mine, other in clashes.items():
+        index, loc = located[mine]
+        other_index, other_loc = located[other]
+        assert loc.match is not None and other_loc.match is not None
+        message = (
+            f"overlaps edit {other_index} (patch line {other_loc.edit.patch_line}): both touch lines"
+            f" {loc.match.start + 1}–{max(loc.match.end, loc.match.start + 1)}"
+        )
+        out[mine] = (
+            index,
+            replace(loc, match=None, message=message, hint="merge the two edits into one", reason="overlap"),
+        )
+    return out
+
+
+def check_patch(patch: Patch, root: Path | str, fuzzy: bool = False) -> CheckReport:
+    """Check ``patch`` against the files under ``root`` without writing anything.
+
+    Raises :class:`PatchError` for a path that escapes ``root`` (before any file is read); every
+    other finding is in the report (``report.ok`` says whether the patch applies).
+    """
+    return _Checker(patch, Path(root).resolve(), fuzzy).run()

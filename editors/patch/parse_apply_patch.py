@@ -1,0 +1,187 @@
+"""The ``*** Begin Patch`` envelope OpenAI's models are trained to emit (Codex ``apply_patch``).
+
+::
+
+    *** Begin Patch
+    *** Update File: src/app.py
+    *** Move to: src/main.py          (optional)
+    @@ def handler(event):            (optional anchor lines, searched in order)
+         context
+    -    old
+    +    new
+    *** End of File                   (optional: the chunk ends at the file's end)
+    *** Add File: NEW.md
+    +every line of the new file
+    *** Delete File: OLD.md
+    *** End Patch
+
+Lenient where Codex's parser is: whitespace around markers, a ``<<'EOF'`` heredoc wrapper, blank
+lines between sections, a blank line inside a chunk read as an empty context line. Each chunk
+becomes one :class:`Edit` (context and ``-`` lines old, context and ``+`` lines new) that must
+match after the chunk before it (chunks are in file order) and after its anchor lines.
+"""
+
+from __future__ import annotations
+
+from gramwright.editors.patch.model import (
+    Edit,
+    EditFormat,
+    FileCreate,
+    FileDelete,
+    FileRename,
+    Patch,
+    line_content,
+    split_lines,
+)
+from gramwright.errors import PatchError
+
+__all__ = ["BEGIN", "parse_apply_patch"]
+
+BEGIN = "*** Begin Patch"
+_END = "*** End Patch"
+_ADD, _DELETE, _UPDATE, _MOVE = "*** Add File:", "*** Delete File:", "*** Update File:", "*** Move to:"
+_EOF = "*** End of File"
+_SECTIONS = f"'{_ADD} PATH', '{_DELETE} PATH', '{_UPDATE} PATH' or '{_END}'"
+
+
+def _error(message: str, line: int, hint: str) -> PatchError:
+    return PatchError(message, where=f"patch line {line}", hint=hint)
+
+
+def _terminated(line: str) -> str:
+    return line if line.endswith("\n") else line + "\n"
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        self.lines = split_lines(text)
+        self.index = 0
+        self.edits: list[Edit] = []
+        self.creates: list[FileCreate] = []
+        self.deletes: list[FileDelete] = []
+        self.renames: list[FileRename] = []
+        self.notes: list[str] = []
+
+    def marker(self, offset: int = 0) -> str:
+        at = self.index + offset
+        return line_content(self.lines[at]).strip() if at < len(self.lines) else ""
+
+    def path_after(self, prefix: str) -> str:
+        path = self.marker()[len(prefix) :].strip()
+        if not path:
+            raise _error(f"{prefix!r} without a path", self.index + 1, f"write '{prefix} path/to/file'")
+        return path
+
+    def run(self) -> None:
+        while self.index < len(self.lines) and self.marker() != BEGIN:
+            self.index += 1  # prose, a fence, a heredoc line: before the envelope
+        if self.index == len(self.lines):
+            raise _error(f"no '{BEGIN}' line", 1, f"an apply_patch envelope starts with '{BEGIN}'")
+        self.index += 1
+        while self.index < len(self.lines):
+            line, number = self.marker(), self.index + 1
+            if line == _END:
+                return
+            if not line:
+                self.index += 1
+            elif line.startswith(_ADD):
+                self.add(self.path_after(_ADD), number)
+            elif line.startswith(_DELETE):
+                self.deletes.append(FileDelete(path=self.path_after(_DELETE), patch_line=number))
+                self.index += 1
+            elif line.startswith(_UPDATE):
+                self.update(self.path_after(_UPDATE), number)
+            else:
+                raise _error(f"unexpected line {line[:60]!r}", number, f"expected {_SECTIONS}")
+        self.notes.append(f"no '{_END}' line: the envelope was read to the end of the text")
+
+    def add(self, path: str, number: int) -> None:
+        self.index += 1
+        content: list[str] = []
+        while self.index < len(self.lines) and self.lines[self.index].startswith("+"):
+            content.append(_terminated(self.lines[self.index][1:]))
+            self.index += 1
+        self.creates.append(FileCreate(path=path, content="".join(content), patch_line=number))
+
+    def update(self, path: str, number: int) -> None:
+        self.index += 1
+        if self.marker().startswith(_MOVE):
+            self.renames.append(
+                FileRename(path=path, new_path=self.path_after(_MOVE), patch_line=self.index + 1)
+            )
+            self.index += 1
+        chunks = 0
+        anchors: list[str] = []
+        old: list[str] = []
+        new: list[str] = []
+        start = self.index + 1
+
+        bare = 0  # blank lines at a chunk's end separate sections; they are not context
+
+        def close(at_end: bool = False) -> None:
+            nonlocal chunks, old, new, anchors, bare
+            if bare:
+                old, new, bare = old[:-bare], new[:-bare], 0
+            if old or new:
+                edit = Edit(
+                    path, tuple(old), tuple(new), start, at_end=at_end, anchor=tuple(anchors), in_order=True
+                )
+                self.edits.append(edit)
+                chunks += 1
+                anchors = []
+            old, new = [], []
+
+        while self.index < len(self.lines):
+            raw, line = self.lines[self.index], self.marker()
+            if raw.startswith("*"):  # a marker; a change line starts with ' ', '-' or '+'
+                if line != _EOF:
+                    break
+                close(at_end=True)
+                self.index += 1
+                start = self.index + 1
+                continue
+            if line_content(raw).startswith("@@"):
+                close()
+                start = self.index + 1
+                context = line_content(raw)[2:].strip()
+                if context:
+                    anchors.append(context)
+            elif line_content(raw) == "":
+                old.append(raw)  # an empty context line whose ' ' the model dropped
+                new.append(raw)
+                bare += 1
+                self.index += 1
+                continue
+            elif raw[0] in " -+":
+                body = _terminated(raw[1:])
+                if raw[0] in " -":
+                    old.append(body)
+                if raw[0] in " +":
+                    new.append(body)
+            else:
+                raise _error(
+                    f"unexpected line {line[:60]!r} in the update of {path}",
+                    self.index + 1,
+                    "a change line starts with ' ' (context), '-' (removed) or '+' (added);"
+                    " '@@' starts a chunk",
+                )
+            bare = 0
+            self.index += 1
+        close()
+        if not chunks and not any(r.path == path for r in self.renames):
+            raise _error(f"'{_UPDATE} {path}' changes nothing", number, "add chunks of ' ', '-', '+' lines")
+
+
+def parse_apply_patch(text: str) -> Patch:
+    """Parse an apply_patch envelope; :class:`PatchError` names the patch line."""
+    parser = _Parser(text)
+    parser.run()
+    return Patch(
+        format=EditFormat.APPLY_PATCH,
+        edits=tuple(parser.edits),
+        creates=tuple(parser.creates),
+        deletes=tuple(parser.deletes),
+        renames=tuple(parser.renames),
+        text=text,
+        notes=tuple(parser.notes),
+    )
