@@ -16,7 +16,7 @@ And along random walks with an ample budget (10× the shortest, at least 1,000 t
 equals the unbudgeted matcher's, byte for byte (one sha256 over all of them, as the long replay's
 digest).
 
-    python bench/budget.py --json [--walks 2000] [--digest-walks 200] [--seed 0]
+    python -m bench.budget --json [--walks 2000] [--digest-walks 200] [--seed 0]
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "schemas"
 GRAMMARS = ROOT / "grammars"
 EDIT_FILES = (
-    "editors/model.py",
-    "editors/recount.py",
-    "editors/paths.py",
-    "editors/undo.py",
-    "editors/splice.py",
+    "editors/patch/model.py",
+    "editors/patch/recount.py",
+    "editors/patch/paths.py",
+    "editors/patch/undo.py",
+    "editors/patch/splice.py",
     "toolchain/engine/walks.py",
     "toolchain/engine/bitset.py",
     "toolchain/grammar/utf8.py",
@@ -71,9 +71,9 @@ def _grammars(vocab: Any, edit_files: int) -> list[dict[str, Any]]:
     """Every grammar walked: kind, name, engine, and what checks its outputs."""
     import jsonschema
 
-    from gramwright.editors.edit_generate import build_edit_grammar
-    from gramwright.editors.model import EditFormat
-    from gramwright.editors.snapshot import decode_file
+    from gramwright.editors.generate.edit import build_edit_grammar
+    from gramwright.editors.patch.model import EditFormat
+    from gramwright.editors.patch.snapshot import decode_file
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.schema import compile_schema
     from gramwright.sources import load_source
@@ -117,8 +117,8 @@ def _grammars(vocab: Any, edit_files: int) -> list[dict[str, Any]]:
 def _check_edit(item: dict[str, Any], text: str, tmp: Path, i: int) -> str | None:
     """None when the patch parses, checks exactly and applies; else what failed."""
     from gramwright.editors import apply_patch, check_patch, parse_patch
-    from gramwright.editors.edit_grammar_udiff import number_hunks
-    from gramwright.editors.model import EditFormat
+    from gramwright.editors.generate.grammar_udiff import number_hunks
+    from gramwright.editors.patch.model import EditFormat
 
     eg = item["edit"]
     if eg.format is EditFormat.UDIFF:

@@ -19,7 +19,7 @@ from gramwright.grammar.bundled import load_bundled
 from gramwright.grammar.gbnf import parse_gbnf
 from gramwright.schema import compile_schema
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "budget.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "budget.py"
 
 
 @cache
@@ -147,7 +147,7 @@ def test_max_need_is_finite_without_recursion_and_bounds_every_state() -> None:
 
 
 def test_random_budgeted_walks_end_complete() -> None:
-    """The CI slice of ``bench/budget.py``: budgets between the shortest output and 3×, uniform
+    """The CI slice of ``python -m bench.budget``: budgets between the shortest output and 3×, uniform
     draws; 0 walks end without accepting, outputs parse/validate/apply, ample masks unchanged."""
     spec = importlib.util.spec_from_file_location("budget_bench", BENCH)
     assert spec and spec.loader

@@ -1,39 +1,10 @@
-"""Honest budget closes: the values a close cut short (JSON Pointers, patch blocks), the pipeline's
-feedback, salvage and report counts."""
+"""The pipeline after a budget close: retry feedback, salvage, report counts."""
 
 from __future__ import annotations
 
-from gramwright.decode.cut import open_json_values
-from gramwright.editors.detect import parse_patch
-from gramwright.editors.edit_generate import cut_blocks
 from gramwright.pipeline.metrics import summarize, summary_lines
 from gramwright.pipeline.retry import budget_note
 from gramwright.pipeline.salvage import salvage
-
-
-def test_open_values_are_named_by_pointer_outermost_first() -> None:
-    text = '{"a":{"b":[1,"xy"]},"c~/d":12,"e":"end"}'
-    assert open_json_values(text, 0) == []
-    assert open_json_values(text, text.index("[") + 1) == ["", "/a", "/a/b"]
-    assert open_json_values(text, text.index('"xy"') + 2) == ["", "/a", "/a/b", "/a/b/1"]
-    # a key being written names its object only; an escaped key is escaped in the pointer
-    assert open_json_values(text, text.index('"c~') + 2) == [""]
-    assert open_json_values(text, text.index("12") + 1) == ["", "/c~0~1d"]
-    assert open_json_values(text, len(text)) == []
-    # an escaped quote inside a string does not end it
-    assert open_json_values('{"q":"a\\"b', 9) == ["", "/q"]
-
-
-def test_cut_blocks_are_the_block_being_written_and_those_after() -> None:
-    text = (
-        "a.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
-        "a.py\n<<<<<<< SEARCH\ny = 1\n=======\ny = 2\n>>>>>>> REPLACE\n"
-    )
-    patch = parse_patch(text, "search-replace")
-    second = text.index("y = 2")
-    assert [c["block"] for c in cut_blocks(patch, text, second)] == [2]
-    assert [c["block"] for c in cut_blocks(patch, text, text.index("x = 2"))] == [1, 2]
-    assert cut_blocks(patch, text, second)[0]["path"] == "a.py"
 
 
 def test_a_retry_after_a_budget_close_names_the_values_cut_short() -> None:
