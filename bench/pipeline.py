@@ -50,7 +50,11 @@ class CachingBackend:
 
 
 def _policy(mode: str, base: Any, args: argparse.Namespace) -> Any:
-    budget = {"max_tokens": args.max_tokens, "token_budget": args.token_budget, "time_budget_s": 600.0}
+    budget = {
+        "max_tokens": args.max_tokens,
+        "token_budget": args.token_budget,
+        "time_budget_s": args.time_budget,
+    }
     if mode == "retry":
         return base.with_overrides(max_attempts=3, feedback_on_fail=True, fallback="none", **budget)
     if mode == "full":
@@ -140,6 +144,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=160, help="the first attempt's limit")
     parser.add_argument(
         "--token-budget", type=int, default=480, help="output tokens per request, all attempts"
+    )
+    parser.add_argument(
+        "--time-budget", type=float, default=600.0, help="seconds per request, all attempts (a slow machine)"
     )
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
