@@ -107,6 +107,7 @@ class Generator:
         self.model_spec = model
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
+        self._tokenizer_vocab: Any = None  # the tokenizer's alone, read before a model loads
         self._engines: dict[int, GrammarEngine] = {}
         self._engine_ms = 0.0  # building the latest engine (with the tokenizer's tables, first time)
 
@@ -121,11 +122,12 @@ class Generator:
         from gramwright.engine.vocab import TokenVocabulary
         from gramwright.errors import BudgetTooSmall
 
-        vocab = self._vocab
+        vocab = self._vocab or self._tokenizer_vocab
         if vocab is None:
             from gramwright.models.loader import load_tokenizer
 
             vocab = TokenVocabulary.from_tokenizer(load_tokenizer(self.model_spec, progress))
+            self._tokenizer_vocab = vocab  # a batch asks once per request
         BudgetTooSmall.check(shortest_output_tokens(source.grammar, vocab), max_tokens)
 
     def load_model(self, progress: Progress = _quiet) -> LoadedModel:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
+from gramwright.errors import BudgetTooSmall
+from gramwright.generation import Generator
+from gramwright.pipeline import GeneratorBackend, run
 from gramwright.pipeline.metrics import summarize, summary_lines
 from gramwright.pipeline.retry import budget_note
 from gramwright.pipeline.salvage import salvage
@@ -36,3 +41,11 @@ def test_report_counts_budget_closes() -> None:
     assert summary["budget_closes"] == 3
     assert summary["first_budget_closed_rate"] == round(2 / 3, 4)
     assert ("budget closes", "3 (first attempts: 66.7%)") in summary_lines(summary)
+
+
+def test_a_limit_below_the_shortest_output_is_refused_before_the_model_loads() -> None:
+    generator = Generator()
+    schema = "docs/examples/purchase_order.json"
+    with pytest.raises(BudgetTooSmall, match=r"the shortest output this grammar accepts is \d+ tokens"):
+        run(schema, "two laptops", backend=GeneratorBackend(generator), max_tokens=5)
+    assert not generator.model_loaded

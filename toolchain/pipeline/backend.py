@@ -77,6 +77,11 @@ class GeneratorBackend:
         self.generator = generator
         self.schema_prompt: SchemaRendering = schema_prompt  # how the schema is shown in the prompt
 
+    def check_budget(self, source: CompiledSource, max_tokens: int) -> None:
+        """Raise ``BudgetTooSmall`` when ``max_tokens`` cannot hold ``source``'s shortest output
+        (reads the tokenizer only: before the model loads)."""
+        self.generator.check_budget(source, max_tokens)
+
     def generate(self, request: AttemptRequest) -> AttemptOutput:
         from gramwright.generation import SamplingOptions
 

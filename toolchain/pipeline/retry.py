@@ -84,6 +84,10 @@ def run(
             if model is None or isinstance(model, str)
             else GeneratorBackend(model)
         )
+    check = getattr(backend, "check_budget", None)
+    if check is not None and policy.decode_mode == "constrained":
+        # a first-attempt limit below the shortest output: refused before the model loads
+        check(compiled, min(policy.max_tokens, policy.token_budget))
     loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
