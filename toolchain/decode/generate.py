@@ -111,6 +111,7 @@ def generate(
     forward_s: list[float] = []
     past: Any = None
     finish = "length"
+    closing_at: int | None = None  # output bytes before the first token the budget refused
     hits0 = engine.masks.hits if engine else 0
     miss0 = engine.masks.misses if engine else 0
     started = time.perf_counter()
@@ -131,17 +132,14 @@ def generate(
             blocked = masks.blocked(matcher, logits.shape[-1], logits.device, budget=False)
             mask_us = (time.perf_counter() - t1) * 1e6
             mass = clipped_mass(logits, blocked)
-            token = sample(apply_mask(logits, blocked), params, generator)
+            masked = apply_mask(logits, blocked)
+            token = sample(masked, params, generator)
             t1 = time.perf_counter()
             if not matcher.fits(token):
-                # the closing zone: a draw from the engine's mask kept when it fits, else redrawn
-                # from the narrowed mask, is a draw from the narrowed mask (exact for greedy and
-                # plain temperature; top-k/top-p cut the first draw's candidates before the
-                # budget); the narrowing costs a walk of this state's tokens, once, near the end
+                if closing_at is None:
+                    closing_at = len(b"".join(s.text for s in steps))
+                token, mass = _close(matcher, masks, logits, masked, token, mass, params, generator)
                 closing = True
-                blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
-                mass = clipped_mass(logits, blocked)
-                token = sample(apply_mask(logits, blocked), params, generator)
             mask_us += (time.perf_counter() - t1) * 1e6
         else:
             token = sample(logits, params, generator)
@@ -172,10 +170,44 @@ def generate(
     if max_tokens < asked:  # said, not silent: the context ended the output, not --max-tokens
         metrics["max_tokens_capped_to"] = max_tokens
     closing_offset = None
-    if matcher is not None and matcher.closing_began is not None:
+    if matcher is not None and closing_at is not None:
         # a character offset into ``text`` (the bytes before it decode whole or with U+FFFD)
-        closing_offset = len(matcher.output[: matcher.closing_began[1]].decode("utf-8", "replace"))
+        closing_offset = len(matcher.output[:closing_at].decode("utf-8", "replace"))
     return GenerationResult(text, token_ids, finish, steps, metrics, closing_offset)
+
+
+# Redraws tried in the closing zone before the narrowed mask is built (a walk of the state's tokens)
+CLOSING_REDRAWS = 8
+
+
+def _close(
+    matcher: Matcher,
+    masks: Any,
+    logits: torch.Tensor,
+    masked: torch.Tensor,
+    token: int,
+    mass: float,
+    params: SamplingParams,
+    generator: Any,
+) -> tuple[int, float]:
+    """The token drawn does not fit in the budget: draw again without it, a few times, then from
+    the narrowed mask. Removing tokens that do not fit and drawing again is drawing from the
+    narrowed mask (exact for greedy and plain temperature; top-k/top-p cut the candidates before
+    the budget is looked at), and usually the model's next choice already closes (a string's
+    quote): one walk of a token each, not of the state's tokens. ``mass``: the plain mask's
+    clipped mass plus the probability of the tokens redrawn away (the narrowed mask's when built)."""
+    probs = torch.softmax(logits.float(), dim=-1)
+    masked = masked.clone()
+    for _ in range(CLOSING_REDRAWS):
+        mass += float(probs[token])
+        masked[token] = MASK_VALUE
+        token = sample(masked, params, generator)
+        if float(masked[token]) <= MASK_VALUE:
+            break  # every token of the plain mask was tried: build the narrowed one
+        if matcher.fits(token):
+            return token, mass
+    blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
+    return sample(apply_mask(logits, blocked), params, generator), clipped_mass(logits, blocked)
 
 
 def _cache_argument(model: Any) -> str:
