@@ -6,7 +6,7 @@ real tokenizer in the ``json`` and the ``compact`` rendering, and the result say
 the model's context beside ``--max-tokens`` of output (the generator leaves the schema out, with a
 note, when the chosen rendering does not).
 
-    python bench/prompt_sizes.py --json tests/fixtures/schemas ../shared/data/jsonschemabench/Kubernetes
+    python -m bench.prompt_sizes --json tests/fixtures/schemas ../shared/data/jsonschemabench/Kubernetes
 """
 
 from __future__ import annotations

@@ -46,8 +46,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument(
-        "--close-objects", action="store_true", help="as generate --close-objects (no invented keys)"
+        "--open-objects", action="store_true", help="as generate --open-objects (undeclared keys allowed)"
     )
+    parser.add_argument("--schema-prompt", default="compact", choices=("compact", "json", "none"))
     parser.add_argument("--schema", default=str(ROOT / "docs/examples/purchase_order.json"))
     args = parser.parse_args()
     if args.threads:
@@ -56,14 +57,19 @@ def main() -> None:
         torch.set_num_threads(args.threads)
 
     from gramwright.generation import Generator, SamplingOptions
-    from gramwright.sources import load_source
+    from gramwright.sources import load_for_generation
 
-    source = load_source(args.schema, close_objects=args.close_objects)
+    source = load_for_generation(args.schema, open_objects=args.open_objects or None)
     approximations = source.inexact()
     generator = Generator()
     runs: list[dict[str, Any]] = []
     for i, request in enumerate(REQUESTS):
-        result = generator.run(source, request, sampling=SamplingOptions(max_tokens=args.max_tokens))
+        result = generator.run(
+            source,
+            request,
+            sampling=SamplingOptions(max_tokens=args.max_tokens),
+            schema_prompt=args.schema_prompt,
+        )
         assert result.validation is not None
         verdict = result.validation.to_dict()
         runs.append(
@@ -82,7 +88,8 @@ def main() -> None:
         print(f"[{i + 1}/{len(REQUESTS)}] {result.finish_reason} valid={verdict['valid']}", file=sys.stderr)
     stops = [r for r in runs if r["finish_reason"] == "stop"]
     summary = {
-        "close_objects": args.close_objects,
+        "open_objects": source.generation_objects == "open",
+        "schema_prompt": args.schema_prompt,
         "requests": len(runs),
         "stop": len(stops),
         "length": sum(r["finish_reason"] == "length" for r in runs),

@@ -75,6 +75,9 @@ def test_for_generation_recompiles_once_and_keeps_a_decision(tmp_path: Path) -> 
     assert same.grammar == spec.grammar and same.generation_objects == "open"  # no recompile needed
     bundled = load_source("json")
     assert bundled.for_generation() is bundled
+    already = load_source(str(_file(tmp_path, ORDER, "closed.json")), close_objects=True)
+    marked = already.for_generation()
+    assert marked.grammar is already.grammar and marked.generation_objects == "closed"
 
 
 def test_open_objects_and_x_runtime_opt_out(tmp_path: Path) -> None:

@@ -102,8 +102,8 @@ class CompiledSource:
         wanted: Literal["closed", "open"] = "open" if open_objects else "closed"
         if self.generation_objects == wanted:
             return self
-        if open_objects and not self.close_objects:
-            return dataclasses.replace(self, generation_objects="open", _variants={})
+        if bool(open_objects) != self.close_objects:  # compiled that way already
+            return dataclasses.replace(self, generation_objects=wanted, _variants={})
         variant = self._variants.get(open_objects)
         if variant is None:
             variant = _compile_schema(self.name, self.schema, self.whitespace, not open_objects)

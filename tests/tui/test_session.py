@@ -178,3 +178,10 @@ def test_outcome_text_is_honest_about_truncation() -> None:
     assert isinstance(text, Text)
     assert "finish: length" in text.plain
     assert "truncated" in text.plain
+
+
+def test_outcome_text_says_what_generation_changed() -> None:
+    note = "the schema (compact rendering) was left out of the prompt: …"
+    metrics = {"tokens_per_s": 20.0, "ms_per_token": 50.0, "closed_objects": 2, "prompt_note": note}
+    plain = outcome_text(SampleOutcome("{}", "stop", 2, metrics, "m", None)).plain
+    assert "objects closed while generating: 2" in plain and f"note: {note}" in plain

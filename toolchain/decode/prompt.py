@@ -29,7 +29,7 @@ SYSTEM_SCHEMA = (
 )
 SYSTEM_COMPACT = (
     _JSON_ONLY + " Your answer must be one JSON value of this type "
-    "(`name?:` marks an optional member; a `//` line describes the member below it):\n{schema}"
+    "(`name?:` marks an optional member; a `//` line describes what follows it):\n{schema}"
 )
 SYSTEM_NONE = _JSON_ONLY
 SYSTEM_GRAMMAR = "You answer only in the format defined by this grammar (GBNF):\n{grammar}"

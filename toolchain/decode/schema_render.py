@@ -17,7 +17,8 @@ same in a fraction of the tokens; this one is in that style::
       ] (1..200 items),
     }
 
-``name?:`` marks an optional member, ``// …`` the description of the member below. A local
+``name?:`` marks an optional member, ``// …`` the description of what follows (a member, a
+named type, the answer). A local
 ``$ref`` to an object or enum definition becomes a named type (``type Name = …``) written once
 before the answer's type, so recursion and shared definitions cost one rendering each. What a
 prompt does not need — ``if``/``then``/``else``, ``not``, ``dependent*``, ``$comment``, examples —
@@ -37,6 +38,7 @@ __all__ = ["MAX_DESCRIPTION", "render_compact"]
 MAX_DESCRIPTION = 160  # characters of a description kept (a long one is cut with "…")
 _MAX_PATTERN = 60  # longer patterns are not shown (the grammar enforces them)
 _MAX_ENUM = 40  # values shown of a long enum
+_MAX_DEPTH = 24  # nesting levels rendered
 _SCALARS = ("string", "integer", "number", "boolean", "null")
 
 
@@ -51,6 +53,7 @@ class _Renderer:
         self.names: dict[str, str] = {}  # pointer of a named definition → its name
         self.order: list[str] = []  # pointers, in the order they were first met
         self.used: set[str] = set()
+        self.merging: set[str] = set()  # definitions being merged into an allOf object
 
     def render(self) -> str:
         body = self.type_of(self.root, 0)
@@ -63,13 +66,19 @@ class _Renderer:
                     continue
                 done.add(pointer)
                 target = _resolve(self.root, pointer)
-                parts.append(f"type {self.names[pointer]} = {self.type_of(target, 0, named=pointer)}")
+                about = "".join(f"// {line}\n" for line in _description(target))
+                parts.append(f"{about}type {self.names[pointer]} = {self.type_of(target, 0, named=pointer)}")
+        about = "".join(f"// {line}\n" for line in _description(self.root))
+        if "" in self.names:  # the root refers to itself: it is a named type already
+            body, about = self.names[""], ""
         if not parts:
-            return body
-        return "\n\n".join([*parts, f"answer: {body}"])
+            return about + body
+        return "\n\n".join([*parts, f"{about}answer: {body}"])
 
     # -- one subschema -------------------------------------------------------------------------
     def type_of(self, s: Any, depth: int, *, named: str | None = None) -> str:
+        if depth > _MAX_DEPTH:
+            return "…"  # deeper than any prompt needs (and than Python's recursion allows)
         if s is True or s == {}:
             return "any JSON value"
         if s is False:
@@ -122,12 +131,16 @@ class _Renderer:
         return out
 
     def all_of(self, s: Mapping[str, Any], depth: int) -> str:
-        """Objects are merged (the common ``allOf: [{$ref: Base}, {properties: …}]``); anything
-        else is shown as an intersection."""
-        members = [self.deref(m) for m in s["allOf"]]
+        """Inline objects are merged into one; a named type stays a name (``Base & {…}``: a
+        definition used in many places is written once); anything else is an intersection."""
+        derefs = [self.deref(m) for m in s["allOf"]]
+        members = [m for m, _ in derefs]
+        pointers = {p for _, p in derefs if p is not None}
         rest = {k: v for k, v in s.items() if k != "allOf"}
         merged: dict[str, Any] = {}
-        for m in [*members, rest]:
+        named = any(_worth_naming(m) for m, p in derefs if p is not None)
+        # a definition already being merged (``Foo: allOf [$ref Foo, …]``) is shown by name
+        for m in [*members, rest] if not (named or pointers & self.merging) else [None]:
             if not isinstance(m, Mapping):
                 break
             if any(k in m for k in ("anyOf", "oneOf", "allOf", "$ref", "enum", "const")):
@@ -143,7 +156,11 @@ class _Renderer:
                 else:
                     merged.setdefault(key, value)
         else:
-            return self.type_of(merged, depth)
+            self.merging |= pointers
+            try:
+                return self.type_of(merged, depth)
+            finally:
+                self.merging -= pointers
         shown = [self.type_of(m, depth) for m in s["allOf"]]
         if _asserts({k: v for k, v in rest.items() if k not in ("description", "title")}):
             shown.append(self.type_of(rest, depth))
@@ -238,25 +255,28 @@ class _Renderer:
             self.order.append(pointer)
         return self.names[pointer]
 
-    def deref(self, s: Any) -> Any:
+    def deref(self, s: Any) -> tuple[Any, str | None]:
+        """``s`` with a bare local ``$ref`` followed, and the pointer it ended at."""
         seen: set[str] = set()
+        at: str | None = None
         while isinstance(s, Mapping) and isinstance(s.get("$ref"), str) and len(s) == 1:
             pointer = _local_pointer(s["$ref"])
             if pointer is None or pointer in seen:
-                return s
+                return s, at
             seen.add(pointer)
             target = _resolve(self.root, pointer)
             if target is _MISSING:
-                return s
-            s = target
-        return s
+                return s, at
+            s, at = target, pointer
+        return s, at
 
     def fresh_name(self, pointer: str, target: Any) -> str:
-        """A short type name: the title, else the definition's last name part (Kubernetes'
-        ``io.k8s.api.core.v1.PodSpec`` → ``PodSpec``); a clash gets a number (the name only has
-        to be unique in this prompt)."""
+        """A short type name: a one-word title, else the definition's last name part
+        (Kubernetes' ``io.k8s.api.core.v1.PodSpec`` → ``PodSpec``; the root: ``Root``); a clash
+        gets a number (the name only has to be unique in this prompt)."""
         title = target.get("title") if isinstance(target, Mapping) else None
-        raw = title if isinstance(title, str) and title.strip() else pointer.rsplit("/", 1)[-1] or "Root"
+        short = isinstance(title, str) and 0 < len(title.strip()) <= 24 and " " not in title.strip()
+        raw = title.strip() if short and isinstance(title, str) else pointer.rsplit("/", 1)[-1] or "Root"
         raw = unquote(raw).replace("~1", "/").replace("~0", "~")
         words = [w for w in re.split(r"[./:#]+", raw) if w]
         word = words[-1] if words else raw
@@ -316,7 +336,9 @@ def _description(s: Any) -> list[str]:
     if not isinstance(text, str) or not text.strip():
         return []
     text = " ".join(text.split())
-    text = _MORE_INFO.sub("", text).strip()
+    text = _MARKDOWN_LINK.sub(r"\1", _MORE_INFO.sub("", text))
+    text = " ".join(_URL.sub("", text).split())  # an address tells the model nothing it can use
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     first = _SENTENCE_END.split(text, maxsplit=1)[0]
     text = first if len(first) >= 20 else text  # "e.g." or a tiny first sentence: keep going
     if len(text) > MAX_DESCRIPTION:
@@ -324,6 +346,8 @@ def _description(s: Any) -> list[str]:
     return [text] if text else []
 
 
+_URL = re.compile(r"\(?<?https?://[^\s)>]+>?\)?")
+_MARKDOWN_LINK = re.compile(r"\[([^\]]+)\]\((?:https?://|#|/)[^)\s]*\)")
 _MORE_INFO = re.compile(r"\s*(More info|See|Ref(erence)?):?\s+https?://\S+", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]][.!?])\s+(?=[A-Z])|(?<=[。！？])")
 

@@ -69,6 +69,10 @@ def outcome_text(outcome: SampleOutcome) -> Text:
             f"clipped mass avg {m.get('clipped_mass_avg')} max {m.get('clipped_mass_max')} · "
             f"cache hit {m.get('mask_cache_hit_rate')}"
         )
+    if m.get("closed_objects"):
+        text.append(f"\nobjects closed while generating: {m['closed_objects']} (no undeclared members)")
+    if m.get("prompt_note"):
+        text.append(f"\nnote: {m['prompt_note']}", style="yellow")
     v = outcome.validation
     if v is not None:
         if v.valid:

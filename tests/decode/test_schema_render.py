@@ -13,9 +13,9 @@ import pytest
 from gramwright.decode.prompt import SYSTEM_NONE, fit_system_prompt, system_prompt
 from gramwright.decode.schema_render import render_compact
 
-FIXTURES = Path(__file__).parent / "fixtures" / "schemas"
-BENCH = Path(__file__).parents[1].parent / "shared" / "data" / "jsonschemabench"
-PURCHASE_ORDER = Path(__file__).parents[1] / "docs" / "examples" / "purchase_order.json"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "schemas"
+BENCH = Path(__file__).parents[2].parent / "shared" / "data" / "jsonschemabench"
+PURCHASE_ORDER = Path(__file__).parents[2] / "docs" / "examples" / "purchase_order.json"
 
 
 def _fixture(name: str) -> Any:
@@ -83,7 +83,7 @@ def test_combinators() -> None:
 def test_maps_tuples_patterns_descriptions_and_quoted_keys() -> None:
     schema = {
         "type": "object",
-        "description": "ignored at the root",
+        "description": "An event, as the tracker records it.",
         "properties": {
             "tags": {"type": "object", "additionalProperties": {"type": "integer"}},
             "point": {"type": "array", "prefixItems": [{"type": "number"}] * 2, "items": False},
@@ -99,6 +99,7 @@ def test_maps_tuples_patterns_descriptions_and_quoted_keys() -> None:
         "required": ["tags", "missing"],
     }
     assert render_compact(schema) == (
+        "// An event, as the tracker records it.\n"
         "{\n"
         "  tags: map<string, integer>,\n"
         "  point?: [number, number],\n"
@@ -233,3 +234,47 @@ def test_the_generator_reports_the_rendering_and_the_closed_objects() -> None:
     )
     assert result.metrics["schema_in_prompt"] == "none"
     assert "left out of the prompt" in result.metrics["prompt_note"]
+
+
+def test_a_named_type_in_all_of_stays_a_name() -> None:
+    """JSONSchemaBench Github_easy/o17683: ``Foo.childFoos`` is ``allOf [$ref Foo, $ref ChildFoo]``
+    (merged inline, it recursed without end)."""
+    child = ("Foo", "ChildFoo")
+    schema = {
+        "definitions": {
+            "ChildFoo": {"type": "object"},
+            "Foo": {
+                "properties": {"childFoos": {"allOf": [{"$ref": f"#/definitions/{n}"} for n in child]}},
+                "required": ["childFoos"],
+                "type": "object",
+            },
+        },
+        "properties": {"Foo": {"$ref": "#/definitions/Foo"}},
+        "required": ["Foo"],
+    }
+    text = render_compact(schema)
+    assert text.startswith("type Foo = {\n  childFoos: Foo & object,\n}")
+    base = {"$defs": {"B": {"type": "object", "properties": {"id": {"type": "integer"}}}}}
+    extended = {"allOf": [{"$ref": "#/$defs/B"}, {"properties": {"x": {"type": "string"}}}], **base}
+    assert render_compact(extended) == ("type B = {\n  id?: integer,\n}\n\nanswer: B & {\n  x?: string,\n}")
+    described = {"description": "See [the spec](https://example.com/spec#x) for the rules.", "type": "string"}
+    assert render_compact(described) == "// See the spec for the rules.\nstring"
+    bare = {"description": "A region start (https://example.com/help.md#rules).", "type": "string"}
+    assert render_compact(bare) == "// A region start.\nstring"
+    titled = {"title": "Meta-schema for the security assessment", "properties": {"a": {"$ref": "#"}}}
+    assert render_compact(titled) == "type Root = {\n  a?: Root,\n}\n\nanswer: Root"
+    assert text.endswith("answer: {\n  Foo: Foo,\n}")
+
+
+def test_a_sample_of_real_schemas_renders() -> None:
+    if not BENCH.is_dir():
+        pytest.skip(f"{BENCH} not present")
+    count = 0
+    for path in sorted(BENCH.glob("*/*.json"))[::25]:
+        schema = json.loads(path.read_text(encoding="utf-8"))["schema"]
+        text = render_compact(schema)
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        for name in props if isinstance(props, dict) else ():
+            assert name in text or json.dumps(name, ensure_ascii=False) in text, (path, name)
+        count += 1
+    assert count > 300
