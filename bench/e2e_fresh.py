@@ -182,6 +182,15 @@ def run(count: int, max_tokens: int) -> dict[str, Any]:
                 "ms_per_token": m.get("ms_per_token"),
                 "forward_ms_median": m.get("forward_ms_median"),
             },
+            # the budget's closing zone: steps where it refused the model's token, their masks apart
+            "closed_by_budget": out.get("closed_by_budget"),
+            "closing": {
+                "steps": m.get("closing_steps"),
+                "p50": m.get("mask_us_closing_p50"),
+                "p99": m.get("mask_us_closing_p99"),
+                "ample_p50": m.get("mask_us_ample_p50"),
+                "ample_p99": m.get("mask_us_ample_p99"),
+            },
         }
         case_file = work / "case.json"
         case_file.write_text(

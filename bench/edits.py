@@ -8,7 +8,10 @@ temporary directory holding the case's file, tests and support files — and the
 control (they must all apply and pass).
 
 Truncated outputs (``finish_reason`` ``length``) are counted apart: the apply rate of the
-constrained mode is over the outputs that finished (``stop``), where it must be 100%. As in
+constrained mode is over the outputs that finished (``stop``), where it must be 100%. A
+constrained output always finishes (the masks close it as ``--max-tokens`` nears); those the
+budget closed early are counted (``budget_closed``): they apply, but their last block's new text
+may be cut, which their tests then show. As in
 ``gramwright edit --apply``, a truncated output is never applied (its tests are not run); whether
 its hunks so far would apply is reported as ``truncated_prefix_applies``.
 
@@ -139,6 +142,12 @@ def one(
         "applies": result.report is not None and result.report.ok,
         "refused_syntax": result.report is not None
         and any(p.reason == "syntax" for p in result.report.problems),
+        # every edit located exactly (no tolerant level), as `gramwright apply --check` reports
+        "check_exact": bool(
+            result.applicable and result.report and all(e.status == "exact" for e in result.report.edits)
+        ),
+        "closed_by_budget": result.closed_by_budget,
+        "cut": result.cut,
         "grammar_ms": round(result.grammar_ms, 1),
         "engine_ms": round(result.engine_ms, 1),
         "forward_ms_median": m.get("forward_ms_median"),
@@ -193,6 +202,11 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         # applied outputs whose Python file no longer parses (the syntax check refuses those)
         "applied_unparseable": sum(r.get("parses_after") is False for r in runs),
         "refused_syntax": sum(bool(r.get("refused_syntax")) for r in runs),
+        "check_exact_rate_of_stop": rate(sum(bool(r.get("check_exact")) for r in stop), len(stop)),
+        "budget_closed": sum(bool(r.get("closed_by_budget")) for r in runs),
+        "tests_passed_of_budget_closed": sum(
+            bool(r.get("tests_passed")) for r in runs if r.get("closed_by_budget")
+        ),
         "tokens_mean": round(sum(r["tokens"] for r in runs) / len(runs), 1) if runs else None,
         "seconds_mean": round(sum(r["seconds"] for r in runs) / len(runs), 1) if runs else None,
         "mask_ms_mean": round(sum(masks) / len(masks), 3) if masks else None,

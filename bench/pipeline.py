@@ -50,7 +50,11 @@ class CachingBackend:
 
 
 def _policy(mode: str, base: Any, args: argparse.Namespace) -> Any:
-    budget = {"max_tokens": args.max_tokens, "token_budget": args.token_budget, "time_budget_s": 600.0}
+    budget = {
+        "max_tokens": args.max_tokens,
+        "token_budget": args.token_budget,
+        "time_budget_s": args.time_budget,
+    }
     if mode == "retry":
         return base.with_overrides(max_attempts=3, feedback_on_fail=True, fallback="none", **budget)
     if mode == "full":
@@ -76,6 +80,8 @@ def _row(mode: str, request: dict[str, Any], result: Any, rules: Any, schema: An
         "rules_pass": rules_pass,
         "attempts": len(result.attempts),
         "finish_reasons": [a.finish_reason for a in result.attempts],
+        # the masks close a constrained attempt as its limit nears: complete, values maybe cut short
+        "budget_closed": [a.closed_by_budget for a in result.attempts],
         "degraded": result.degraded,
         "output_tokens": result.output_tokens,
         "seconds": round(result.seconds, 2),
@@ -120,6 +126,13 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "attempts_mean": round(sum(r["attempts"] for r in rows) / n, 2),
         "tokens_per_request": round(sum(r["output_tokens"] for r in rows) / n, 1),
         "length_finishes": sum(f == "length" for r in rows for f in r["finish_reasons"]),
+        "first_attempt_complete_rate": round(
+            sum(bool(r["finish_reasons"]) and r["finish_reasons"][0] == "stop" for r in rows) / n, 3
+        ),
+        "budget_closes": sum(sum(r.get("budget_closed", [])) for r in rows),
+        "first_attempt_budget_closed": sum(
+            bool(r.get("budget_closed")) and r["budget_closed"][0] for r in rows
+        ),
         "seconds": round(sum(r["seconds"] for r in rows), 1),
     }
 
@@ -131,6 +144,9 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=160, help="the first attempt's limit")
     parser.add_argument(
         "--token-budget", type=int, default=480, help="output tokens per request, all attempts"
+    )
+    parser.add_argument(
+        "--time-budget", type=float, default=600.0, help="seconds per request, all attempts (a slow machine)"
     )
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")

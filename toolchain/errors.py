@@ -86,3 +86,25 @@ class PipelineError(GramwrightError):
 
 class PatchError(GramwrightError):
     """A patch that cannot be parsed, located or applied (editors)."""
+
+
+class BudgetTooSmall(EngineError, ValueError):
+    """A token budget below the shortest output the grammar accepts: refused before generating."""
+
+    def __init__(self, shortest: int | None, max_tokens: int) -> None:
+        self.shortest = shortest
+        self.max_tokens = max_tokens
+        if shortest is None:
+            message = "no output of this grammar can be written with this vocabulary's single-byte tokens"
+            hint = "the closing zone needs every byte of a shortest output as a token of its own"
+        else:
+            message = (
+                f"the shortest output this grammar accepts is {shortest} tokens; --max-tokens is {max_tokens}"
+            )
+            hint = f"give --max-tokens {shortest} or more"
+        super().__init__(message, hint=hint)
+
+    @classmethod
+    def check(cls, shortest: int | None, max_tokens: int) -> None:
+        if shortest is None or max_tokens < shortest:
+            raise cls(shortest, max_tokens)

@@ -64,6 +64,14 @@ class Generation:
     constrained: bool = True
     device: str = ""
     token_ids: list[int] = field(default_factory=list, repr=False)
+    # the token budget narrowed the masks from this character of ``text`` on (None: never): the
+    # output is complete, but the values open there were closed early (``cut``)
+    closing_offset: int | None = None
+    cut: list[str] = field(default_factory=list)  # schemas: JSON Pointers of the values cut short
+
+    @property
+    def closed_by_budget(self) -> bool:
+        return self.closing_offset is not None
 
     @property
     def ok(self) -> bool:
@@ -81,6 +89,11 @@ class Generation:
             "metrics": self.metrics,
             "token_ids": list(self.token_ids),  # to replay the run in another engine
         }
+        if self.constrained:
+            out["closed_by_budget"] = self.closed_by_budget
+            if self.closing_offset is not None:
+                out["closing_offset"] = self.closing_offset
+                out["cut"] = list(self.cut)
         if self.validation is not None:
             out.update(self.validation.to_dict())
         return out
@@ -94,12 +107,28 @@ class Generator:
         self.model_spec = model
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
+        self._tokenizer_vocab: Any = None  # the tokenizer's alone, read before a model loads
         self._engines: dict[int, GrammarEngine] = {}
         self._engine_ms = 0.0  # building the latest engine (with the tokenizer's tables, first time)
 
     @property
     def model_loaded(self) -> bool:
         return self._lm is not None
+
+    def check_budget(self, source: CompiledSource, max_tokens: int, progress: Progress = _quiet) -> None:
+        """Refuse (``BudgetTooSmall``) a ``max_tokens`` below the shortest output ``source``
+        accepts, reading only the tokenizer: before any model loads."""
+        from gramwright.engine.budget import shortest_output_tokens
+        from gramwright.engine.vocab import TokenVocabulary
+        from gramwright.errors import BudgetTooSmall
+
+        vocab = self._vocab or self._tokenizer_vocab
+        if vocab is None:
+            from gramwright.models.loader import load_tokenizer
+
+            vocab = TokenVocabulary.from_tokenizer(load_tokenizer(self.model_spec, progress))
+            self._tokenizer_vocab = vocab  # a batch asks once per request
+        BudgetTooSmall.check(shortest_output_tokens(source.grammar, vocab), max_tokens)
 
     def load_model(self, progress: Progress = _quiet) -> LoadedModel:
         if self._lm is None:
@@ -229,6 +258,11 @@ class Generator:
             validation = validate_output(
                 result.text, source.schema, result.finish_reason, registry=source.registry
             )
+        cut: list[str] = []
+        if result.closing_offset is not None and source.is_schema:
+            from gramwright.decode.cut import open_json_values
+
+            cut = open_json_values(result.text, result.closing_offset)
         return Generation(
             text=result.text,
             finish_reason=result.finish_reason,
@@ -239,6 +273,8 @@ class Generator:
             constrained=constrain,
             device=str(lm.device),
             token_ids=list(result.token_ids),
+            closing_offset=result.closing_offset,
+            cut=cut,
         )
 
 
@@ -263,6 +299,9 @@ def generate_structured(
         if isinstance(source, CompiledSource)
         else load_for_generation(source, open_objects=open_objects)
     )
-    return Generator(model).run(
+    generator = Generator(model)
+    if constrain:  # a budget below the shortest output is refused before the model loads
+        generator.check_budget(compiled, (sampling or SamplingOptions()).max_tokens, progress)
+    return generator.run(
         compiled, prompt, sampling=sampling, constrain=constrain, on_token=on_token, progress=progress
     )

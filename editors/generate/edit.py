@@ -127,10 +127,18 @@ class EditResult:
     engine_ms: float = 0.0
     diff: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    # the blocks (hunks) the token budget closed early: 1-based, in patch order, with their file
+    # and patch line; their REPLACE text (+ lines) may be cut short (``cut_blocks``)
+    cut: list[dict[str, Any]] = field(default_factory=list)
+    refused: str | None = None  # why ``apply`` wrote nothing although the patch applies
 
     @property
     def finish_reason(self) -> str:
         return self.generation.finish_reason
+
+    @property
+    def closed_by_budget(self) -> bool:
+        return self.generation.closed_by_budget
 
     @property
     def applicable(self) -> bool:
@@ -152,6 +160,9 @@ class EditResult:
             "parse_error": self.parse_error,
             "applicable": self.applicable,
             "check": self.report.as_dict() if self.report is not None else None,
+            "closed_by_budget": self.closed_by_budget,
+            "cut": list(self.cut),
+            "refused": self.refused,
             "applied": bool(self.applied and self.applied.applied),
             "backup_id": self.applied.entry_id if self.applied else None,
             "diff": self.diff,
@@ -161,6 +172,21 @@ class EditResult:
             "model": self.generation.model,
             "device": self.generation.device,
         }
+
+
+def cut_blocks(patch: Patch, text: str, offset: int) -> list[dict[str, Any]]:
+    """The blocks (hunks, file creations) of ``patch`` still being written at character
+    ``offset`` of the output ``text`` or begun after it: those the budget's close may have cut
+    short (a udiff's numbered headers keep its lines where they were)."""
+    line = text.count("\n", 0, offset) + 1  # the 1-based patch line the close began on
+    parts = sorted(
+        [(e.patch_line, e.path) for e in patch.edits] + [(c.patch_line, c.path) for c in patch.creates]
+    )
+    starts = [i for i, (at, _) in enumerate(parts) if at <= line]
+    first = starts[-1] if starts else 0
+    return [
+        {"block": i + 1, "path": path, "patch_line": at} for i, (at, path) in enumerate(parts) if i >= first
+    ]
 
 
 def _parse(
@@ -193,14 +219,18 @@ def generate_edit(
     generator: Generator | None = None,
     progress: Callable[[str], None] = lambda _m: None,
     allow_broken_syntax: bool = False,
+    accept_budget_close: bool = False,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
-    when it applies and the model finished). ``generator`` keeps a loaded model between calls
-    (the benchmark's). A patch that leaves a file unparseable in its language does not apply
-    unless ``allow_broken_syntax`` (the check of :func:`check_patch`)."""
+    when it applies and the model finished). A constrained output always ends within
+    ``sampling.max_tokens`` (the masks close it); one the budget closed early applies, but its
+    last blocks' new text may be cut, so ``apply`` writes it only with ``accept_budget_close``.
+    A patch that leaves a file unparseable in its language does not apply unless
+    ``allow_broken_syntax`` (the check of :func:`check_patch`). ``generator`` keeps a loaded
+    model between calls (the benchmark's)."""
     from gramwright.engine.collector import cold_work
-    from gramwright.generation import Generator
+    from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import CompiledSource
 
     base = Path(root).resolve() if root is not None else find_root()
@@ -212,7 +242,8 @@ def generate_edit(
     )
     gen = generator or Generator(model)
     engine_ms = 0.0
-    if constrain:
+    if constrain:  # a budget below the shortest patch: refused before the model loads
+        gen.check_budget(source, (sampling or SamplingOptions()).max_tokens, progress)
         gen.load_model(progress)  # not part of the engine's time
         t0 = time.perf_counter()
         with cold_work():  # the collector pauses only where the application opted in (the CLI)
@@ -257,6 +288,8 @@ def generate_edit(
             result.metrics["mask_share_of_forward"] = round(mean_ms / forward, 4)
     if patch is None:
         return result
+    if generation.closing_offset is not None:
+        result.cut = cut_blocks(patch, generation.text, generation.closing_offset)
     # the files as read for the grammar: each is read once (the apply re-checks their hashes)
     result.report = check_patch(
         patch,
@@ -266,6 +299,15 @@ def generate_edit(
     )
     if mode == "dry-run" and result.report.ok:
         result.diff = preview_diff(result.report)
+    if mode == "apply" and result.report.ok and finished and result.cut and not accept_budget_close:
+        where = ", ".join(
+            f"block {c['block']} ({c['path']}, patch line {c['patch_line']})" for c in result.cut
+        )
+        result.refused = (
+            f"the token budget closed {where} early: its new text may be cut short; not applied "
+            "(raise --max-tokens, or --accept-budget-close to write it as it is)"
+        )
+        return result
     if mode == "apply" and result.report.ok and finished:
         # a truncated output is never written, even where what it has so far would apply
         result.applied = apply_checked(result.report, patch)

@@ -66,6 +66,12 @@ def edit(
     check: bool = typer.Option(False, "--check", help="Only report whether the patch applies."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff it would write (default)."),
     apply: bool = typer.Option(False, "--apply", help="Write the files (all-or-nothing, with backup)."),
+    accept_budget_close: bool = typer.Option(
+        False,
+        "--accept-budget-close",
+        help="With --apply: write a patch the token budget closed early (its last blocks' new "
+        "text may be cut).",
+    ),
     root: Path | None = typer.Option(
         None, "--root", help="Project root (default: git top level, else cwd); undo uses the same."
     ),
@@ -103,6 +109,7 @@ def edit(
                 max_replace_lines=max_replace_lines,
                 progress=lambda msg: status.update(msg),
                 allow_broken_syntax=allow_broken_syntax,
+                accept_budget_close=accept_budget_close,
             )
     if fmt == "json":
         typer.echo(common.dump_json(result.as_dict()), nl=False)
@@ -133,6 +140,11 @@ def _human(result: object) -> str:
         lines.append(render_report(result.report).rstrip("\n"))
     if result.diff:
         lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
+    if result.cut:
+        blocks = ", ".join(f"{c['block']} ({c['path']}:{c['patch_line']})" for c in result.cut)
+        lines.append(f"closed by the budget: block(s) {blocks} may be cut short")
+    if result.refused:
+        lines.append(result.refused)
     prefix_ok = result.report is not None and result.report.ok
     if result.applied is None and result.finish_reason != "stop" and prefix_ok:
         lines.append(f"truncated (finish_reason {g.finish_reason}): not applicable, not applied")

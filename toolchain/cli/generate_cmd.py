@@ -90,6 +90,8 @@ def register(app: typer.Typer) -> None:
                 schema or grammar or "", open_objects=_objects(open_objects, close_objects)
             )
             generator = Generator(model)
+            if not no_constrain:  # a budget below the shortest output: refused before the model loads
+                generator.check_budget(source, max_tokens)
             with console.status("loading model…") as status:
                 lm = generator.load_model(progress=lambda msg: status.update(msg))
             console.print(
@@ -115,6 +117,13 @@ def register(app: typer.Typer) -> None:
                 + (f" clipped_mass avg={m['clipped_mass_avg']}" if "clipped_mass_avg" in m else ""),
                 err=True,
             )
+            if result.closed_by_budget:
+                cut = ", ".join(repr(p) for p in result.cut) or "the values open then"
+                typer.echo(
+                    f"closed by the budget: --max-tokens {max_tokens} ran short at character "
+                    f"{result.closing_offset}; cut short: {cut} (raise --max-tokens for a fuller answer)",
+                    err=True,
+                )
             if "prompt_note" in m:
                 typer.echo(f"note: {m['prompt_note']}", err=True)
             if result.finish_reason == "length":

@@ -28,15 +28,22 @@ class StepTrace:
     text: bytes
     clipped_mass: float | None
     mask_us: float | None
+    closing: bool = False  # the budget narrowed this step's mask
 
 
 @dataclass
 class GenerationResult:
     text: str
     token_ids: list[int]
-    finish_reason: str  # "stop" | "length"
+    finish_reason: str  # "stop" | "length" (only without an engine: a budgeted matcher always ends)
     steps: list[StepTrace] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    # the budget narrowed the masks from this byte of the output on (None: it never did)
+    closing_offset: int | None = None
+
+    @property
+    def closed_by_budget(self) -> bool:
+        return self.closing_offset is not None
 
 
 def context_length(model: Any) -> int | None:
@@ -86,14 +93,17 @@ def generate(
     on_step: Callable[[StepTrace], None] | None = None,
     eos_ids: frozenset[int] = frozenset(),
 ) -> GenerationResult:
-    """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given."""
+    """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given, and then
+    complete within ``max_tokens`` (EOS counted): the masks close the output as the budget runs
+    out (``engine/budget.py``), so ``finish_reason`` is always ``stop``. A budget below the
+    grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass."""
     params = params or SamplingParams()
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
     device = next(model.parameters()).device
     input_ids = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids.to(device)
     asked = max_tokens
     max_tokens = _room(model, int(input_ids.shape[-1]), max_tokens)
-    matcher: Matcher | None = engine.matcher() if engine else None
+    matcher: Matcher | None = engine.matcher(max_tokens) if engine else None
     masks = tensor_masks(engine) if engine else None
     stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
     token_ids: list[int] = []
@@ -101,6 +111,7 @@ def generate(
     forward_s: list[float] = []
     past: Any = None
     finish = "length"
+    closing_at: int | None = None  # output bytes before the first token the budget refused
     hits0 = engine.masks.hits if engine else 0
     miss0 = engine.masks.misses if engine else 0
     started = time.perf_counter()
@@ -113,18 +124,29 @@ def generate(
         past = getattr(out, cache_arg)
         logits = out.logits[0, -1]
         mask_us = mass = None
+        closing = False
         if matcher is not None and masks is not None:
             t1 = time.perf_counter()
-            # raises EmptyMaskError with a diagnosis, never a silent EOS
-            blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
+            # the engine's own mask (raises EmptyMaskError with a diagnosis, never a silent EOS);
+            # the budget is checked on the token drawn, below
+            blocked = masks.blocked(matcher, logits.shape[-1], logits.device, budget=False)
             mask_us = (time.perf_counter() - t1) * 1e6
             mass = clipped_mass(logits, blocked)
-            logits = apply_mask(logits, blocked)
-        token = sample(logits, params, generator)
+            masked = apply_mask(logits, blocked)
+            token = sample(masked, params, generator)
+            t1 = time.perf_counter()
+            if not matcher.fits(token):
+                if closing_at is None:
+                    closing_at = len(b"".join(s.text for s in steps))
+                token, mass = _close(matcher, masks, logits, masked, token, mass, params, generator)
+                closing = True
+            mask_us += (time.perf_counter() - t1) * 1e6
+        else:
+            token = sample(logits, params, generator)
         if matcher is not None:
             matcher.consume(token)
         raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
-        trace = StepTrace(token, raw, mass, mask_us)
+        trace = StepTrace(token, raw, mass, mask_us, closing)
         steps.append(trace)
         if on_step:
             on_step(trace)
@@ -147,7 +169,45 @@ def generate(
     metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
     if max_tokens < asked:  # said, not silent: the context ended the output, not --max-tokens
         metrics["max_tokens_capped_to"] = max_tokens
-    return GenerationResult(text, token_ids, finish, steps, metrics)
+    closing_offset = None
+    if matcher is not None and closing_at is not None:
+        # a character offset into ``text`` (the bytes before it decode whole or with U+FFFD)
+        closing_offset = len(matcher.output[:closing_at].decode("utf-8", "replace"))
+    return GenerationResult(text, token_ids, finish, steps, metrics, closing_offset)
+
+
+# Redraws tried in the closing zone before the narrowed mask is built (a walk of the state's tokens)
+CLOSING_REDRAWS = 8
+
+
+def _close(
+    matcher: Matcher,
+    masks: Any,
+    logits: torch.Tensor,
+    masked: torch.Tensor,
+    token: int,
+    mass: float,
+    params: SamplingParams,
+    generator: Any,
+) -> tuple[int, float]:
+    """The token drawn does not fit in the budget: draw again without it, a few times, then from
+    the narrowed mask. Removing tokens that do not fit and drawing again is drawing from the
+    narrowed mask (exact for greedy and plain temperature; top-k/top-p cut the candidates before
+    the budget is looked at), and usually the model's next choice already closes (a string's
+    quote): one walk of a token each, not of the state's tokens. ``mass``: the plain mask's
+    clipped mass plus the probability of the tokens redrawn away (the narrowed mask's when built)."""
+    probs = torch.softmax(logits.float(), dim=-1)
+    masked = masked.clone()
+    for _ in range(CLOSING_REDRAWS):
+        mass += float(probs[token])
+        masked[token] = MASK_VALUE
+        token = sample(masked, params, generator)
+        if float(masked[token]) <= MASK_VALUE:
+            break  # every token of the plain mask was tried: build the narrowed one
+        if matcher.fits(token):
+            return token, mass
+    blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
+    return sample(apply_mask(logits, blocked), params, generator), clipped_mass(logits, blocked)
 
 
 def _cache_argument(model: Any) -> str:
@@ -173,6 +233,8 @@ def _metrics(
     miss0: int,
 ) -> dict[str, Any]:
     masks = [s.mask_us for s in steps if s.mask_us is not None]
+    closing = [s.mask_us for s in steps if s.mask_us is not None and s.closing]
+    ample = [s.mask_us for s in steps if s.mask_us is not None and not s.closing]
     masses = [s.clipped_mass for s in steps if s.clipped_mass is not None]
     metrics: dict[str, Any] = {
         "tokens": len(steps),
@@ -189,6 +251,12 @@ def _metrics(
                 "mask_us_p50": round(_percentile(masks, 50), 1),
                 "mask_us_p99": round(_percentile(masks, 99), 1),
                 "mask_us_mean": round(sum(masks) / len(masks), 1) if masks else 0.0,
+                # the closing zone's masks (the budget narrowed them) apart from the others
+                "closing_steps": len(closing),
+                "mask_us_ample_p50": round(_percentile(ample, 50), 1),
+                "mask_us_ample_p99": round(_percentile(ample, 99), 1),
+                "mask_us_closing_p50": round(_percentile(closing, 50), 1),
+                "mask_us_closing_p99": round(_percentile(closing, 99), 1),
                 # the masker's share of the whole token time (forward, mask, sampling, bookkeeping)
                 "mask_share_of_token": round(sum(masks) / 1e6 / elapsed, 4) if elapsed else 0.0,
                 "mask_cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
@@ -203,11 +271,15 @@ class GrammarLogitsProcessor:
     """A ``transformers`` LogitsProcessor (batch size 1) over a Matcher.
 
     On each call it consumes the token sampled at the previous step, then masks the scores.
+    ``max_new_tokens``: the budget ``generate`` is given (EOS counted, as transformers counts
+    it): the masks then close the output in time, so it always ends accepted; a budget below the
+    grammar's shortest output raises ``BudgetTooSmall`` here, before generation. None: no budget
+    (an output may be cut at the limit).
     """
 
-    def __init__(self, engine: GrammarEngine, prompt_length: int) -> None:
+    def __init__(self, engine: GrammarEngine, prompt_length: int, max_new_tokens: int | None = None) -> None:
         self.engine = engine
-        self.matcher = engine.matcher()
+        self.matcher = engine.matcher(max_new_tokens)
         self.masks = tensor_masks(engine)
         self.prompt_length = prompt_length
 

@@ -66,21 +66,24 @@ def _unpack_on_device(words: npt.NDArray[np.int32], covered: int, dev: torch.dev
 
 class TensorMasks:
     """Blocked-token tensors of one engine's states, per (state, device, width), bounded (see
-    above). The states are the matcher's configurations: one ``TensorMasks`` per engine."""
+    above). The states are the matcher's ``mask_state``s (a configuration, and the tokens left
+    in the closing zone): one ``TensorMasks`` per engine."""
 
     def __init__(self, bytes_max: int = BYTES_MAX) -> None:
         self.bytes_max = bytes_max
-        self._tensors: OrderedDict[tuple[int, torch.device, int], torch.Tensor] = OrderedDict()
+        self._tensors: OrderedDict[tuple[int, int, torch.device, int], torch.Tensor] = OrderedDict()
         self._bytes = 0
         self.builds = 0  # tensors unpacked (a state met for the first time on a device)
 
-    def blocked(self, matcher: Matcher, width: int, device: Any) -> torch.Tensor:
+    def blocked(self, matcher: Matcher, width: int, device: Any, budget: bool = True) -> torch.Tensor:
         """The matcher's current mask as a blocked-token tensor; raises EmptyMaskError (with a
-        diagnosis) where no token is allowed, never a silent EOS."""
-        words = matcher.bitmask()
+        diagnosis) where no token is allowed, never a silent EOS. ``budget=False``: the engine's
+        own mask, not narrowed by the matcher's token budget (``Matcher.fits`` decides then)."""
+        words = matcher.bitmask(budget)
         dev = device if isinstance(device, torch.device) else torch.device(device or "cpu")
-        # a stopped matcher (EOS consumed) allows nothing, whatever state it stopped in
-        key = (-1 if matcher.stopped else matcher.config, dev, width)
+        # a stopped matcher (EOS consumed) allows nothing, whatever state it stopped in; in the
+        # closing zone the mask depends on the tokens left too (``engine/budget.py``)
+        key = (*matcher.mask_state(budget), dev, width)
         tensors = self._tensors
         got = tensors.get(key)
         if got is not None:

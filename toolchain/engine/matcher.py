@@ -17,16 +17,27 @@ import numpy.typing as npt
 
 from gramwright.engine import bitset
 from gramwright.engine.bitset import IntArray
+from gramwright.engine.budget import ClosingZone
 from gramwright.engine.masks import MaskComputer
 from gramwright.engine.vocab import TokenVocabulary
-from gramwright.errors import EngineError
+from gramwright.errors import BudgetTooSmall, EngineError
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
 # Engine modules that decide no mask (the store's own format carries its own version number):
 # editing them must not make every tokenizer's store stale.
+# The closing zone (``budget.py``, ``shortest.py``) filters a mask per request and stores nothing.
 _NOT_MASK_CODE = frozenset(
-    {"cache.py", "cache_info.py", "collector.py", "mask_store.py", "store_format.py", "warm.py"}
+    {
+        "budget.py",
+        "cache.py",
+        "cache_info.py",
+        "collector.py",
+        "mask_store.py",
+        "shortest.py",
+        "store_format.py",
+        "warm.py",
+    }
 )
 
 
@@ -92,6 +103,7 @@ class GrammarEngine:
         self.stopped_bitmask = np.zeros(bitset.num_words(vocab.size), dtype=np.int32)  # after EOS
         self.stopped_bitmask.setflags(write=False)
         self.from_cache = False
+        self._closing: ClosingZone | None = None
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
 
     @property
@@ -119,20 +131,83 @@ class GrammarEngine:
             got = self._bitmasks[config] = with_eos.view(np.int32)
         return got
 
-    def matcher(self) -> Matcher:
-        return Matcher(self)
+    @property
+    def closing(self) -> ClosingZone:
+        """The budget-aware side of the masks (built when a matcher with a budget first asks)."""
+        if self._closing is None:
+            self._closing = ClosingZone(self.compiled, self.vocab, self.masks)
+        return self._closing
+
+    def shortest_output(self) -> int | None:
+        """Tokens of the shortest output this grammar accepts (EOS counted), by the closing
+        zone's sound bound: a budget of at least this many always ends accepting."""
+        return self.closing.shortest_output()
+
+    def check_budget(self, max_tokens: int) -> None:
+        """Raise BudgetTooSmall when ``max_tokens`` cannot hold the shortest output."""
+        BudgetTooSmall.check(self.shortest_output(), max_tokens)
+
+    def matcher(self, max_tokens: int | None = None) -> Matcher:
+        return Matcher(self, max_tokens)
 
 
 class Matcher:
     """One request's position in the grammar, advanced token by token."""
 
-    def __init__(self, engine: GrammarEngine) -> None:
+    def __init__(self, engine: GrammarEngine, max_tokens: int | None = None) -> None:
+        """``max_tokens``: the token budget (EOS counted); every allowed token then leaves a
+        completion that fits in what is left (``budget.py``). None: no budget."""
         self.engine = engine
         self._cg = engine.compiled
         self._config = self._cg.initial
         self._history: list[tuple[int, int]] = []  # (config before, token id)
         self._output = bytearray()
         self._stopped = False
+        self.max_tokens = max_tokens
+        self._zone: ClosingZone | None = None
+        # the first step whose mask the budget narrowed: (tokens consumed, output bytes) then
+        self.closing_began: tuple[int, int] | None = None
+        self.closing_steps = 0  # steps whose mask the budget narrowed
+        self._counted = -1  # the step last counted in closing_steps
+        if max_tokens is not None:
+            engine.check_budget(max_tokens)
+            self._zone = engine.closing
+
+    @property
+    def remaining(self) -> int | None:
+        """Tokens left in the budget (None without one)."""
+        return None if self.max_tokens is None else self.max_tokens - len(self._history)
+
+    @property
+    def closed_by_budget(self) -> bool:
+        """Some mask of this output was narrowed by the budget: the output was closed early."""
+        return self.closing_began is not None
+
+    def mask_state(self, budget: bool = True) -> tuple[int, int]:
+        """What the current mask (``bitmask(budget)``) depends on: the configuration, and the
+        tokens left when the closing zone narrows it (-1 otherwise) — a key for per-state tensor
+        caches."""
+        if self._stopped:
+            return (-1, -1)
+        zone, left = self._zone, self.remaining
+        if not budget or zone is None or left is None or zone.ample(self._config, left):
+            return (self._config, -1)
+        return (self._config, left)
+
+    def fits(self, token_id: int) -> bool:
+        """Whether ``token_id`` leaves a completion that fits in the budget (always True without
+        one): a token of the engine's mask for which this is False is outside ``bitmask()``. Costs
+        one walk of the token's bytes, so a decode loop may sample from the engine's own mask and
+        ask this of the token drawn, narrowing the mask only when it says no (``decode/generate``)."""
+        zone, left = self._zone, self.remaining
+        if zone is None or left is None:
+            return True
+        if left < 1:
+            return False
+        if token_id in self.engine.vocab.eos_ids or left >= zone.max_need + 1:
+            return True
+        data = self.engine.vocab.token_bytes[token_id] if token_id < self.engine.vocab.size else b""
+        return bool(data) and zone.need_after(self._config, data) <= left - 1
 
     @property
     def config(self) -> int:
@@ -162,14 +237,19 @@ class Matcher:
     def allowed_token_ids(self) -> IntArray:
         if self._stopped:
             return np.zeros(0, dtype=np.int32)
-        ids = self.engine.allowed_ids(self._config)
+        zone, left = self._zone, self.remaining
+        if zone is None or left is None or zone.ample(self._config, left):
+            ids = self.engine.allowed_ids(self._config)
+        else:
+            ids = ids_from_bitmask(self.bitmask(), self.engine.vocab.size)
         if ids.size == 0:
             raise EmptyMaskError(self._config, self.output, self._cg.stack_rules(self._config))
         return ids
 
-    def bitmask(self) -> npt.NDArray[np.int32]:
+    def bitmask(self, budget: bool = True) -> npt.NDArray[np.int32]:
         """The current mask as a read-only int32 bitset (cached per state by the engine; no copy):
-        EOS included in an accepting state, all zero once stopped."""
+        EOS included in an accepting state, all zero once stopped. With a budget, narrowed in the
+        closing zone (``budget=False``: the engine's own mask, a superset; see ``fits``)."""
         if self._stopped:
             return self.engine.stopped_bitmask
         config = self._config
@@ -179,7 +259,30 @@ class Matcher:
         ):
             # an empty mask is a bug: say where, never hand it out
             raise EmptyMaskError(config, self.output, self._cg.stack_rules(config))
+        if budget and self._zone is not None:
+            words = self._closing_words(config, words)
         return words
+
+    def _closing_words(self, config: int, words: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
+        """The engine's mask, narrowed by the closing zone when the budget is not ample; EOS
+        stays where the configuration accepts (it needs one token, and one is always left)."""
+        zone, left = self._zone, self.remaining
+        assert zone is not None and left is not None
+        if zone.ample(config, left):
+            return words
+        own = self.engine.masks.allowed_bits(config)
+        narrowed = zone.restrict(config, left, own)
+        if self._counted != len(self._history):
+            self._counted = len(self._history)
+            self.closing_steps += 1
+        if self.closing_began is None:
+            self.closing_began = (len(self._history), len(self._output))
+        if self._cg.config_accepting[config] and self.engine.eos.size and left >= 1:
+            narrowed = narrowed.copy()
+            bitset.add(narrowed, self.engine.eos, self.engine.vocab.size)
+        if not narrowed.any():
+            raise EmptyMaskError(config, self.output, self._cg.stack_rules(config))
+        return narrowed.view(np.int32)
 
     def fill_bitmask(self, bitmask: npt.NDArray[np.int32], row: int = 0) -> None:
         """Write the current mask into ``bitmask[row]`` ((batch, ceil(V/32)) int32, as the peers)."""
@@ -188,6 +291,9 @@ class Matcher:
     def try_consume(self, token_id: int) -> bool:
         if self._stopped:
             return False
+        left = self.remaining
+        if left is not None and left < 1:
+            return False  # the budget is spent
         if token_id in self.engine.vocab.eos_ids:
             if not self.is_accepting():
                 return False
@@ -200,6 +306,8 @@ class Matcher:
         nxt = self._cg.walk(self._config, data)
         if nxt == DEAD:
             return False
+        if self._zone is not None and left is not None and self._zone.need(nxt) > left - 1:
+            return False  # no completion would fit in what is left after this token
         self._history.append((self._config, token_id))
         self._config = nxt
         self._output += data
@@ -216,6 +324,8 @@ class Matcher:
             raise ValueError(f"cannot roll back {n} tokens, only {len(self._history)} consumed")
         for _ in range(n):
             config, token_id = self._history.pop()
+            if self.closing_began is not None and self.closing_began[0] >= len(self._history):
+                self.closing_began = None
             if token_id in self.engine.vocab.eos_ids and self._stopped:
                 self._stopped = False
             else:

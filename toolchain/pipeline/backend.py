@@ -48,6 +48,8 @@ class AttemptOutput:
     seconds: float
     prompt_tokens: int = 0
     metrics: dict[str, Any] = field(default_factory=dict)
+    closed_by_budget: bool = False  # the masks closed the output as the token limit neared
+    cut: list[str] = field(default_factory=list)  # JSON Pointers of the values that close cut short
 
 
 class Backend(Protocol):
@@ -74,6 +76,11 @@ class GeneratorBackend:
             generator = Generator(model)
         self.generator = generator
         self.schema_prompt: SchemaRendering = schema_prompt  # how the schema is shown in the prompt
+
+    def check_budget(self, source: CompiledSource, max_tokens: int) -> None:
+        """Raise ``BudgetTooSmall`` when ``max_tokens`` cannot hold ``source``'s shortest output
+        (reads the tokenizer only: before the model loads)."""
+        self.generator.check_budget(source, max_tokens)
 
     def generate(self, request: AttemptRequest) -> AttemptOutput:
         from gramwright.generation import SamplingOptions
@@ -118,6 +125,8 @@ class GeneratorBackend:
             time.perf_counter() - started,
             prompt_tokens,
             dict(gen.metrics),
+            gen.closed_by_budget,
+            list(gen.cut),
         )
 
     def _prompt_tokens(self, request: AttemptRequest) -> int:

@@ -4,7 +4,9 @@ metrics file — computed from the metrics rows only, so both always agree with 
 Rates are shares of all rows. ``format_first_pass``: the first attempt finished (``stop``) and
 parsed; ``schema_pass``: the returned value validates; ``rules_pass``: it also passes every
 ``error`` rule; ``repaired``: text made without masks that json-repair changed. ``tokens per
-success``: all output tokens (failures included) over the rows with ``status=ok``.
+success``: all output tokens (failures included) over the rows with ``status=ok``. ``budget
+closes``: attempts the masks closed early as their token limit neared (complete outputs whose
+last values may be cut short), and the share of rows whose first attempt was one.
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "schema_pass_rate": _share(rows, "schema_pass"),
         "rules_pass_rate": _share(rows, "rules_pass"),
         "repair_rate": _share(rows, "repaired"),
+        "budget_closes": sum(int(r.get("budget_closes") or 0) for r in rows),
+        "first_budget_closed_rate": _share(rows, "first_budget_closed"),
         "partial_share": round(status.get("partial", 0) / n, 4) if n else None,
         "degraded_share": round(status.get("degraded", 0) / n, 4) if n else None,
         "attempts_histogram": {str(k): attempts[k] for k in sorted(attempts)},
@@ -101,6 +105,7 @@ def summary_lines(summary: dict[str, Any]) -> list[tuple[str, str]]:
         ("schema pass rate", _pct(s["schema_pass_rate"])),
         ("rules pass rate", _pct(s["rules_pass_rate"])),
         ("repair rate", _pct(s["repair_rate"])),
+        ("budget closes", f"{s['budget_closes']} (first attempts: {_pct(s['first_budget_closed_rate'])})"),
         ("attempts histogram", hist),
         ("attempts mean", "—" if s["attempts_mean"] is None else f"{s['attempts_mean']:.2f}"),
         ("partial share", _pct(s["partial_share"])),

@@ -61,6 +61,7 @@ def conclude(
     if best is None or best.value is None or not policy.salvage:
         return _finish(failed, best, policy, leaves=(1, 1), passes=(False, False))
     reading_cut = best.reading is not None and best.reading.truncated
+    source = next((a for a in attempts if a.index == best.index), None)
     kept = salvage(
         best.value,
         schema,
@@ -68,6 +69,7 @@ def conclude(
         rules=rules,
         cut=reading_cut,
         fill=policy.fallback == "rule_engine",
+        budget_cut=source.cut if source is not None and source.closed_by_budget else (),
     )
     dropped = (
         [Dropped(best.cut_at, "being written when the output was cut (not kept)")] if best.cut_at else []
@@ -145,4 +147,7 @@ def _metrics(result: StructuredResult, schema_pass: bool, rules_pass: bool) -> d
         "seconds": round(seconds, 4),
         "tokens_per_s": round(result.output_tokens / seconds, 2) if seconds else None,
         "finish_reasons": [a.finish_reason for a in attempts],
+        # attempts the masks closed early as their token limit neared (complete, values cut short)
+        "budget_closes": sum(a.closed_by_budget for a in attempts),
+        "first_budget_closed": bool(first and first.closed_by_budget),
     }

@@ -59,6 +59,8 @@ class Attempt:
     valid: bool = False  # schema valid and every error rule passed
     clipped_mass: float | None = None
     feedback: str = ""  # the feedback this attempt's prompt carried
+    closed_by_budget: bool = False  # complete, but closed early as the token limit neared
+    cut: list[str] = field(default_factory=list)  # … and the values that close cut short
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +75,8 @@ class Attempt:
             "clipped_mass": self.clipped_mass,
             "errors": [e.to_dict() for e in self.errors],
             "feedback": self.feedback,
+            "closed_by_budget": self.closed_by_budget,
+            "cut": list(self.cut),
             "text": self.text,
         }
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gramwright.errors import PipelineError
+from gramwright.errors import BudgetTooSmall, PipelineError
 from gramwright.pipeline.backend import AttemptOutput, AttemptRequest, Backend, GeneratorBackend
 from gramwright.pipeline.judge import Judged, judge_text
 from gramwright.pipeline.outcome import conclude, succeed
@@ -30,6 +30,15 @@ if TYPE_CHECKING:
 __all__ = ["RulesArg", "resolve_rules", "run"]
 
 RulesArg = RuleSet | str | Path | Iterable[Callable[[Any], Any]] | None
+
+
+def budget_note(cut: list[str], max_tokens: int) -> str:
+    """What a retry after a budget close is told: the answer ran out of room, and where."""
+    where = ", ".join(p or "/" for p in cut[:8]) or "its last values"
+    return (
+        f"Your previous answer ran out of room ({max_tokens} tokens) and was closed early; "
+        f"these values were cut short: {where}. Keep every value brief."
+    )
 
 
 def resolve_rules(rules: RulesArg, schema: Any) -> RuleSet:
@@ -75,6 +84,10 @@ def run(
             if model is None or isinstance(model, str)
             else GeneratorBackend(model)
         )
+    check = getattr(backend, "check_budget", None)
+    if check is not None and policy.decode_mode == "constrained":
+        # a first-attempt limit below the shortest output: refused before the model loads
+        check(compiled, min(policy.max_tokens, policy.token_budget))
     loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
@@ -123,7 +136,11 @@ class _Loop:
                 constrain,
                 self.sampling,
             )
-            out = self._checked(self.backend.generate(request), request)
+            try:
+                out = self._checked(self.backend.generate(request), request)
+            except BudgetTooSmall as exc:  # what the token budget left cannot hold any output
+                cause, cause_error = "token budget", ResultError("", "budget", exc.one_line())
+                break
             judged = judge_text(
                 out.text,
                 out.finish_reason,
@@ -141,6 +158,11 @@ class _Loop:
             if out.finish_reason == "timeout":
                 cause, cause_error = self._spent(False)
                 break
+            if out.closed_by_budget and not raised and index + 1 < policy.max_attempts:
+                # complete but closed early: more room, and the members that were cut named
+                raised_limit = min(2 * limit, policy.token_budget - self.tokens)
+                if max_tokens == limit and raised_limit > limit:
+                    limit, raised = raised_limit, True
             if out.finish_reason == "length":
                 raised_limit = min(2 * limit, policy.token_budget - self.tokens)
                 if (
@@ -171,6 +193,8 @@ class _Loop:
                 )
                 break
             feedback = feedback_note(judged.errors) if policy.feedback_on_fail else ""
+            if out.closed_by_budget and policy.feedback_on_fail:
+                feedback = "\n\n".join(part for part in (feedback, budget_note(out.cut, max_tokens)) if part)
         else:
             cause_error = ResultError("", "budget", f"no valid output in {policy.max_attempts} attempt(s)")
         return conclude(
@@ -224,5 +248,7 @@ class _Loop:
                 judged.ok,
                 float(mass) if mass is not None else None,
                 feedback,
+                out.closed_by_budget,
+                list(out.cut),
             )
         )

@@ -4,7 +4,9 @@ The validator decides, not a schema walk of our own: validate, drop every member
 at (the unexpected members of ``additionalProperties``; the object itself when a ``required``
 member is missing), validate again, until the value validates or the failing place is the document
 itself. A rule-engine fallback (the rules file's ``fallback``) computes a member instead of
-dropping it. A value cut by the token limit first loses the member that was being written.
+dropping it. A value cut by the token limit first loses the member that was being written. A
+value the token budget closed early (complete, but ``budget_cut`` names the values the close cut
+short) keeps them unless they fail; one that is dropped says it was cut short by the budget.
 What comes out is only ever ``partial`` or ``degraded`` — the pipeline decides which, from the
 facts recorded here.
 """
@@ -38,6 +40,7 @@ class Salvage:
     required_lost: bool = False  # a required member was missing or had to go
     elements_dropped: bool = False  # array elements went: a required collection changed
     errors: list[ResultError] = field(default_factory=list)  # what still fails
+    budget_cut: list[str] = field(default_factory=list)  # values the token budget closed early
 
 
 def content_errors(
@@ -64,8 +67,9 @@ def salvage(
     rules: RuleSet | None = None,
     cut: bool = False,
     fill: bool = False,
+    budget_cut: list[str] | tuple[str, ...] = (),
 ) -> Salvage:
-    out = Salvage(copy.deepcopy(value), valid=False)
+    out = Salvage(copy.deepcopy(value), valid=False, budget_cut=list(budget_cut))
     if cut:
         last = _last_leaf(out.value)
         if last:
@@ -122,10 +126,18 @@ def _apply(out: Salvage, targets: dict[str, list[str]], fills: dict[str, Any]) -
         if any(target.startswith(d.pointer + "/") or target == d.pointer for d in out.dropped):
             continue
         out.elements_dropped |= isinstance(_get(out.value, target.rsplit("/", 1)[0]), list)
+        if _under_cut(target, out.budget_cut):
+            reason = f"closed early by the token budget (cut short): {reason}"
         _remove(out.value, target)
         out.dropped.append(Dropped(target, reason))
         progressed = True
     return progressed
+
+
+def _under_cut(pointer: str, cut: list[str]) -> bool:
+    """``pointer`` is a value the budget's close cut short, or inside one (the document itself,
+    always open when a close begins, does not count)."""
+    return any(pointer == c or (c and pointer.startswith(c + "/")) for c in cut)
 
 
 def _sort_key(pointer: str) -> tuple[Any, ...]:
