@@ -48,7 +48,7 @@ run $GW check "$PO" "$TMP/pretty.json" || true
 run $GW check --whitespace flexible "$PO" "$TMP/pretty.json" && summary+=("check: pretty-printed JSON passes with --whitespace flexible")
 
 say "4. generate under masks with the embedded model (form guaranteed; content validated, not guaranteed)"
-run $GW generate --schema "$PO" --close-objects --max-tokens 200 \
+run $GW generate --schema "$PO" --max-tokens 200 \
   --prompt "请为行政部生成一份采购申请：向联想采购2台笔记本电脑，每台5999元，加急。" --format json >"$TMP/gen.json"
 cat "$TMP/gen.json" | $PY -c '
 import json, sys
@@ -56,16 +56,25 @@ d = json.load(sys.stdin)
 print("output:", d["text"])
 print("finish_reason:", d["finish_reason"], "| tokens:", d["tokens"], "| schema-valid:", d.get("valid"),
       "| mask p50/p99 µs:", d["metrics"].get("mask_us_p50"), "/", d["metrics"].get("mask_us_p99"))
+if d.get("closed_by_budget"):
+    print("closed by the budget: the values cut short:", d.get("cut"))
 if d.get("errors"):
     print("validation errors:", d["errors"][:3])
 ' >&2
 verdict=$($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["finish_reason"], "valid" if d.get("valid") else "invalid")' "$TMP/gen.json")
 summary+=("generate: $verdict (a 135M model: the JSON always parses, its values are often wrong — read them)")
 
-say "5. a labelled truncation: the same request with --max-tokens 24 (finish_reason=length, never parsed as complete)"
-run $GW generate --schema "$PO" --close-objects --max-tokens 24 \
-  --prompt "请为行政部生成一份采购申请：向联想采购2台笔记本电脑，每台5999元，加急。" || true
-summary+=("generate: a truncated run is reported as length, not repaired into a value")
+say "5. a budget below the shortest output: refused in one line before the model loads (--max-tokens 24)"
+printf '$ gramwright generate --schema %s --max-tokens 24 --prompt …\n' "$PO" >&2
+$GW generate --schema "$PO" --max-tokens 24 --prompt "两台笔记本电脑" 2>"$TMP/small.err"
+small=$?
+cat "$TMP/small.err" >&2
+if [ "$small" -eq 2 ] && grep -q "shortest output this grammar accepts" "$TMP/small.err"; then
+  summary+=("generate: a budget below the shortest output is refused before the model loads; every other run ends complete")
+else
+  echo "demo: a 24-token budget was not refused as documented (exit $small)" >&2
+  exit 2
+fi
 
 say "6. a constrained edit: SEARCH/REPLACE under a grammar built from the file (applies by construction), then undo"
 mkdir -p "$TMP/proj"
@@ -106,7 +115,7 @@ EOF_PY
 elif grep -q "no longer parse" "$TMP/edit.out"; then
   summary+=("edit: refused: the model's patch matched but would leave config.py unparseable; nothing written")
 else
-  summary+=("edit: the model did not finish its block within 64 tokens: reported, nothing written")
+  summary+=("edit: not applied (the budget closed the patch early, or it did not apply): reported, nothing written")
 fi
 
 say "what this demo showed"

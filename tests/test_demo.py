@@ -48,14 +48,14 @@ def test_the_demo_script_exits_zero_and_says_what_it_showed() -> None:
     assert "demo finished" in out.stderr
     assert "what this demo showed" in out.stderr
     assert "Traceback" not in out.stderr
-    assert "finish_reason: stop" in out.stderr or "finish_reason: length" in out.stderr
-    assert "truncated: the output hit --max-tokens 24" in out.stderr
-    # the edit step: applied and undone byte for byte, or reported as unfinished with nothing written
-    # the edit step: applied (saying what it changed), refused for syntax, or unfinished
+    # a constrained generation always ends complete: the budget closes it, never cuts it
+    assert "finish_reason: stop" in out.stderr and "finish_reason: length" not in out.stderr
+    assert "the shortest output this grammar accepts is 78 tokens; --max-tokens is 24" in out.stderr
+    # the edit step: applied (saying what it changed), refused for syntax, or not applied and said so
     assert (
         "edit: the patch applied and config.py still parses: " in out.stderr
         or "edit: refused: the model's patch matched but would leave config.py unparseable" in out.stderr
-        or "edit: the model did not finish" in out.stderr
+        or "edit: not applied (the budget closed the patch early" in out.stderr
     )
     if "edit: the patch applied" in out.stderr:
         assert "the asked change (PORT = 9000) is" in out.stderr

@@ -215,10 +215,10 @@ def test_the_generator_reports_the_rendering_and_the_closed_objects() -> None:
 
     generator = Generator()
     source = load_for_generation(str(PURCHASE_ORDER))
-    result = generator.run(source, "两台笔记本电脑，联想", sampling=SamplingOptions(max_tokens=6))
+    result = generator.run(source, "两台笔记本电脑，联想", sampling=SamplingOptions(max_tokens=80))
     assert result.metrics["schema_in_prompt"] == "compact" and "prompt_note" not in result.metrics
     assert result.metrics["closed_objects"] == 2
-    _, plan = generator.prompt_for(source, "两台笔记本电脑，联想", max_tokens=6)
+    _, plan = generator.prompt_for(source, "两台笔记本电脑，联想", max_tokens=80)
     assert result.metrics["prompt_tokens"] == plan.prompt_tokens
     # a JSON rendering that cannot fit is left out, with the note, instead of refusing the request
     big = Path(BENCH / "Kubernetes" / "kb_1113_Normalized.json")

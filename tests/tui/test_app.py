@@ -426,7 +426,7 @@ def fresh_engine_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.model
 @pytest.mark.usefixtures("fresh_engine_cache")
 async def test_sample_streams_tokens_and_keeps_the_ui_responsive(schema_path: Path) -> None:
-    async with GramwrightApp(schema_path, max_tokens=40).run_test(size=SIZE) as pilot:
+    async with GramwrightApp(schema_path, max_tokens=100).run_test(size=SIZE) as pilot:
         app = await ready(pilot)
         panel = app.sample_panel
         await pilot.press("f8")
@@ -437,18 +437,16 @@ async def test_sample_streams_tokens_and_keeps_the_ui_responsive(schema_path: Pa
         await pilot.press(*["down"] * 5, "end", "left", "left", "backspace", "backspace", "minus", "1")
         pointer = "/properties/supplier/maxLength"
         await wait_for(pilot, lambda: "meta/invalid-schema" in rules_at(app, pointer), 30)
-        assert app.sample_running or panel.tokens == 40
+        assert app.sample_running or panel.tokens == 100
         await wait_for(pilot, lambda: not panel.running, 600.0)
         result = static_text(app, "#sample-result")
         errors = [r.detail for r in app.error_bar.records]
         assert "finish:" in result, (static_text(app, "#sample-status"), errors)
-        assert 0 < panel.tokens <= 40
-        if "finish: stop" in result:
-            json.loads(panel.output_text)
-            assert "schema validation" in result
-        else:
-            assert "finish: length" in result
-            assert "truncated" in result
+        assert 0 < panel.tokens <= 100
+        # the budget (100 tokens; this schema's shortest output is 78) closes the document in time
+        assert "finish: stop" in result, result
+        json.loads(panel.output_text)
+        assert "schema validation" in result
 
 
 async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
