@@ -437,7 +437,7 @@ async def test_sample_streams_tokens_and_keeps_the_ui_responsive(schema_path: Pa
         await pilot.press(*["down"] * 5, "end", "left", "left", "backspace", "backspace", "minus", "1")
         pointer = "/properties/supplier/maxLength"
         await wait_for(pilot, lambda: "meta/invalid-schema" in rules_at(app, pointer), 30)
-        assert app.sample_running or panel.tokens == 100
+        assert app.sample_running or 0 < panel.tokens <= 100  # or it already ended, closed in time
         await wait_for(pilot, lambda: not panel.running, 600.0)
         result = static_text(app, "#sample-result")
         errors = [r.detail for r in app.error_bar.records]
