@@ -460,14 +460,23 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"type": "object", "properties": props}), encoding="utf-8")
     app = GramwrightApp(path)
-    started, ended = threading.Event(), threading.Event()
+    started, ended, quit_pressed = threading.Event(), threading.Event(), threading.Event()
     ends: list[str] = []
     real_compile = app.session.compile
 
     def observed(text: str, cancelled: Callable[[], bool] | None = None) -> Any:
+        assert cancelled is not None
+
+        def asked() -> bool:
+            # the compiler's first question waits until the user has quit, so a fast machine cannot
+            # finish the compile before the key is pressed (the bounded wait keeps a broken app from
+            # hanging the test)
+            quit_pressed.wait(30)
+            return cancelled()
+
         started.set()  # the real compile runs; the test only sees how it ends
         try:
-            got = real_compile(text, cancelled=cancelled)
+            got = real_compile(text, cancelled=asked)
         except BaseException as exc:
             ends.append(type(exc).__name__)
             raise
@@ -481,6 +490,7 @@ async def test_quit_stops_a_long_compile(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, started.is_set, FIRST_RESULT_S)
         await pilot.press("ctrl+q")
+    quit_pressed.set()
     assert ended.wait(60)
     # stopped between subschemas, not run to its end (a timing comparison is flaky on a busy machine)
     assert ends == ["CompileCancelled"], ends
