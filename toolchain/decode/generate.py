@@ -17,7 +17,14 @@ from typing import Any
 import torch
 
 from gramwright.decode.masking import tensor_masks
-from gramwright.decode.sampling import MASK_VALUE, SamplingParams, apply_mask, clipped_mass, sample
+from gramwright.decode.sampling import (
+    MASK_VALUE,
+    SamplingParams,
+    apply_mask,
+    clipped_mass,
+    sample,
+    sample_fitting,
+)
 from gramwright.engine.matcher import GrammarEngine, Matcher
 from gramwright.errors import ModelError
 
@@ -132,15 +139,10 @@ def generate(
             blocked = masks.blocked(matcher, logits.shape[-1], logits.device, budget=False)
             mask_us = (time.perf_counter() - t1) * 1e6
             mass = clipped_mass(logits, blocked)
-            masked = apply_mask(logits, blocked)
-            token = sample(masked, params, generator)
-            t1 = time.perf_counter()
-            if not matcher.fits(token):
-                if closing_at is None:
-                    closing_at = len(b"".join(s.text for s in steps))
-                token, mass = _close(matcher, masks, logits, masked, token, mass, params, generator)
-                closing = True
-            mask_us += (time.perf_counter() - t1) * 1e6
+            token, mass, closing, budget_us = _draw(matcher, masks, logits, blocked, mass, params, generator)
+            mask_us += budget_us
+            if closing and closing_at is None:
+                closing_at = len(b"".join(s.text for s in steps))
         else:
             token = sample(logits, params, generator)
         if matcher is not None:
@@ -176,38 +178,40 @@ def generate(
     return GenerationResult(text, token_ids, finish, steps, metrics, closing_offset)
 
 
-# Redraws tried in the closing zone before the narrowed mask is built (a walk of the state's tokens)
-CLOSING_REDRAWS = 8
-
-
-def _close(
+def _draw(
     matcher: Matcher,
     masks: Any,
     logits: torch.Tensor,
-    masked: torch.Tensor,
-    token: int,
+    blocked: torch.Tensor,
     mass: float,
     params: SamplingParams,
     generator: Any,
-) -> tuple[int, float]:
-    """The token drawn does not fit in the budget: draw again without it, a few times, then from
-    the narrowed mask. Removing tokens that do not fit and drawing again is drawing from the
-    narrowed mask (exact for greedy and plain temperature; top-k/top-p cut the candidates before
-    the budget is looked at), and usually the model's next choice already closes (a string's
-    quote): one walk of a token each, not of the state's tokens. ``mass``: the plain mask's
-    clipped mass plus the probability of the tokens redrawn away (the narrowed mask's when built)."""
-    probs = torch.softmax(logits.float(), dim=-1)
-    masked = masked.clone()
-    for _ in range(CLOSING_REDRAWS):
-        mass += float(probs[token])
-        masked[token] = MASK_VALUE
-        token = sample(masked, params, generator)
-        if float(masked[token]) <= MASK_VALUE:
-            break  # every token of the plain mask was tried: build the narrowed one
-        if matcher.fits(token):
-            return token, mass
-    blocked = masks.blocked(matcher, logits.shape[-1], logits.device)
-    return sample(apply_mask(logits, blocked), params, generator), clipped_mass(logits, blocked)
+) -> tuple[int, float, bool, float]:
+    """The step's token, drawn as if from the budget-narrowed mask (``sample_fitting``) while the
+    engine's own mask (``blocked``) is the only one built unless the budget refuses what the draw
+    needs; the step's clipped mass (the plain mask's plus the probability of the tokens found not
+    to fit, or the narrowed mask's when built); whether the budget changed the draw (a token
+    refused, or a narrowed mask that differs); and the µs spent on the budget.
+
+    Greedy: only the token drawn is tested, usually the model's next choice already closes (a
+    string's quote). Sampling with top-k/top-p: the ranked candidates are tested, so that they
+    are those of the fitting tokens, as with the narrowed mask."""
+    masked = apply_mask(logits, blocked)
+    if matcher.every_token_fits():  # no walk at all: the budget cannot refuse any token here
+        return sample(masked, params, generator), mass, False, 0.0
+    # the greedy or temperature draw is the step's own work, not the budget's: timed after it
+    drawn = None if params.truncates else sample(masked, params, generator)
+    t0 = time.perf_counter()
+    narrowed = lambda: masks.blocked(matcher, logits.shape[-1], logits.device)  # noqa: E731
+    fitted = sample_fitting(masked, params, generator, matcher.fits, narrowed, drawn)
+    if fitted.narrowed is not None:
+        mass = clipped_mass(logits, fitted.narrowed)
+        closing = bool(fitted.refused) or fitted.narrowed is not blocked
+    else:
+        probs = torch.softmax(logits.float(), dim=-1)
+        mass += float(probs[fitted.refused].sum()) if fitted.refused else 0.0
+        closing = bool(fitted.refused)
+    return fitted.token, mass, closing, (time.perf_counter() - t0) * 1e6
 
 
 def _cache_argument(model: Any) -> str:

@@ -194,6 +194,13 @@ class Matcher:
             return (self._config, -1)
         return (self._config, left)
 
+    def every_token_fits(self) -> bool:
+        """No token can break the budget here, whatever the state: no budget, or more tokens left
+        than any configuration of the grammar needs (tier 1 of ``budget.py``; no walk). False
+        only says that ``fits`` must be asked."""
+        zone, left = self._zone, self.remaining
+        return zone is None or left is None or left >= zone.max_need + 1
+
     def fits(self, token_id: int) -> bool:
         """Whether ``token_id`` leaves a completion that fits in the budget (always True without
         one): a token of the engine's mask for which this is False is outside ``bitmask()``. Costs
