@@ -75,3 +75,19 @@ def test_an_unknown_finish_reason_is_refused() -> None:
     stream = EventStream(grammar(), lambda _e: None)
     with pytest.raises(ValueError, match="finish_reason"):
         stream.end("eos", None)
+
+
+def test_text_that_leaves_the_grammar_stops_the_value_events() -> None:
+    events = run([b'{"city":"A",', b'"people":x}'], "stop")
+    assert [e["pointer"] for e in events if e["event"] == "value"] == ["/city"]
+    end = events[-1]
+    assert end["left_grammar_at"] == len(b'{"city":"A","people":') and end["final"] == ["/city"]
+
+
+def test_without_a_grammar_only_tokens() -> None:
+    events: list[dict[str, Any]] = []
+    stream = EventStream(None, events.append)
+    stream.token(7, b"free text")
+    stream.end("length", None)
+    assert [e["event"] for e in events] == ["token", "end"]
+    assert events[-1]["complete"] is None and events[-1]["final"] == []

@@ -18,6 +18,7 @@ import codecs
 from collections.abc import Callable
 from typing import Any
 
+from gramwright.recognizer import InputRejected
 from gramwright.recognizer.compiled import CompiledGrammar
 from gramwright.streaming.values import FinalValue, ValueStream
 
@@ -39,7 +40,9 @@ def value_event(v: FinalValue, attempt: int | None = None) -> Event:
 class EventStream:
     """Events for one streamed run; ``emit`` receives each event as it happens."""
 
-    def __init__(self, compiled: CompiledGrammar, emit: Callable[[Event], None]) -> None:
+    def __init__(self, compiled: CompiledGrammar | None, emit: Callable[[Event], None]) -> None:
+        """``compiled``: the grammar the output is written under (None: token events only, for
+        an unconstrained run, whose bytes no grammar vouches for)."""
         self._compiled = compiled
         self._emit = emit
         self.attempt: int | None = None
@@ -47,9 +50,10 @@ class EventStream:
         self._begin()
 
     def _begin(self) -> None:
-        self.values = ValueStream(self._compiled)
+        self.values = ValueStream(self._compiled) if self._compiled is not None else None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._bytes = 0
+        self.rejected_at: int | None = None
 
     def begin_attempt(self, attempt: int) -> None:
         """A new attempt of a pipeline run: its output starts from the first byte again."""
@@ -68,8 +72,15 @@ class EventStream:
         self.tokens += 1
         self._bytes += len(data)
         self._emit(event)
-        if data and self.values.json:
-            for v in self.values.feed(data):
+        if data and self.values is not None and self.values.json and self.rejected_at is None:
+            try:
+                found = self.values.feed(data)
+            except InputRejected as exc:
+                # text the grammar does not vouch for (an unconstrained attempt): its values up to
+                # there, then no more value events, and the end event says where it left
+                found = self.values.feed(data[: exc.offset])
+                self.rejected_at = exc.position
+            for v in found:
                 self._emit(value_event(v, self.attempt))
 
     def on_step(self, step: Any) -> None:
@@ -81,17 +92,20 @@ class EventStream:
         (timeout, cancelled, length) leaves those open and says so."""
         if finish_reason not in FINISH_REASONS:
             raise ValueError(f"unknown finish_reason {finish_reason!r}")
-        if finish_reason == "stop":
-            for v in self.values.finish():
+        values = self.values
+        if finish_reason == "stop" and values is not None and self.rejected_at is None:
+            for v in values.finish():
                 self._emit(value_event(v, self.attempt))
         event: Event = {
             "event": "end",
             "finish_reason": finish_reason,
-            "complete": self.values.accepting,
+            "complete": values.accepting if values is not None else None,
             "bytes": self._bytes,
-            "final": [v.pointer for v in self.values.final],
-            "open": self.values.open_pointers() if self.values.json else [],
+            "final": [v.pointer for v in values.final] if values is not None else [],
+            "open": values.open_pointers() if values is not None and values.json else [],
         }
+        if self.rejected_at is not None:
+            event["left_grammar_at"] = self.rejected_at
         if self.attempt is not None:
             event["attempt"] = self.attempt
         event["result"] = result
