@@ -57,11 +57,12 @@ def _watch(
 
 
 def stream_generation(
-    generator: Generator,
-    source: CompiledSource,
+    source: str | CompiledSource,
     prompt: str,
     emit: Callable[[Event], None],
     *,
+    generator: Generator | None = None,
+    model: str | None = None,
     sampling: SamplingOptions | None = None,
     constrain: bool = True,
     timeout_s: float | None = None,
@@ -70,8 +71,17 @@ def stream_generation(
 ) -> Generation | None:
     """Generate under ``source`` (as :meth:`Generator.run`), emitting token and value events as
     they happen and the ``end`` event last. Returns the generation, or None when stopped. Value
-    events need the grammar: an unconstrained run (``constrain=False``) streams tokens only."""
-    source = source.for_generation()
+    events need the grammar: an unconstrained run (``constrain=False``) streams tokens only.
+    ``source``: a schema/GBNF path, a bundled grammar name or a compiled source; ``generator``
+    keeps a loaded model between runs (else one is made for ``model``, default the embedded
+    SmolLM2). A budget below the grammar's shortest output is refused before a model loads."""
+    from gramwright.generation import Generator, SamplingOptions
+    from gramwright.sources import load_for_generation
+
+    source = load_for_generation(source) if isinstance(source, str) else source.for_generation()
+    generator = generator or Generator(model)
+    if constrain:
+        generator.check_budget(source, (sampling or SamplingOptions()).max_tokens)
     compiled = compile_grammar(source.grammar) if constrain else None
     events = EventStream(compiled, emit)
     try:
