@@ -83,6 +83,10 @@ def stream_generation(
     if constrain:
         generator.check_budget(source, (sampling or SamplingOptions()).max_tokens)
     compiled = compile_grammar(source.grammar) if constrain else None
+    # loading the model and building the engine are not the run's time (nor its timeout)
+    generator.load_model()
+    if constrain:
+        generator.engine_for(source)
     events = EventStream(compiled, emit)
     try:
         result = generator.run(
