@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from gramwright.cli import common
+from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -30,6 +31,13 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+
+  gramwright generate --schema po.json --prompt "..." --stream --timeout 30   # NDJSON events
+
+--stream writes one JSON object per line as it happens: a token event per token, a value event
+per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
+once no byte the grammar allows could extend it), and last an end event with finish_reason
+(stop | length | timeout | cancelled), the members final and still open, and the result.
 """
 
 
@@ -65,10 +73,21 @@ def register(app: typer.Typer) -> None:
             help="How the prompt shows the schema: compact (a type definition) | json | none. One "
             "that leaves no room for --max-tokens is left out, with a note.",
         ),
+        stream: bool = typer.Option(
+            False,
+            "--stream",
+            help="NDJSON events on stdout as they happen: tokens, each JSON value once the grammar "
+            "has settled it, and an end event with the result (docs/streaming.md).",
+        ),
+        timeout: float | None = typer.Option(
+            None, "--timeout", min=0.0, help="Seconds of generation; then the stream ends as timeout."
+        ),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
         as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     ) -> None:
         fmt = common.output_format(fmt, as_json)
+        if timeout is not None and not stream:
+            common.fail("--timeout ends a streamed run", "add --stream")
         if (schema is None) == (grammar is None):
             common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
         rendering = schema_rendering(schema_prompt)
@@ -81,7 +100,7 @@ def register(app: typer.Typer) -> None:
         from gramwright.sources import load_for_generation
 
         console = Console(stderr=True)
-        stream = fmt == "human" and sys.stdout.isatty()
+        echo_tokens = fmt == "human" and sys.stdout.isatty()
         # the CLI owns its (short) process: no full collections over the engine's memo tables
         # while it generates (a library leaves the collector alone; see engine/collector.py)
         with common.user_errors(), frozen_after_cold_masks():
@@ -97,18 +116,36 @@ def register(app: typer.Typer) -> None:
             console.print(
                 f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
             )
+            if stream:
+                from gramwright.cli.streaming_cli import generate_exit, write_event
+                from gramwright.streaming.run import stream_generation
+
+                try:
+                    streamed = stream_generation(
+                        source,
+                        prompt,
+                        write_event,
+                        generator=generator,
+                        sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                        constrain=not no_constrain,
+                        timeout_s=timeout,
+                        schema_prompt=rendering,
+                    )
+                except KeyboardInterrupt:  # the end event (cancelled) is written: a quiet exit
+                    raise typer.Exit(EXIT_INTERRUPTED) from None
+                raise typer.Exit(generate_exit(streamed))
             result = generator.run(
                 source,
                 prompt,
                 sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
                 constrain=not no_constrain,
-                on_token=_show if stream else None,
+                on_token=_show if echo_tokens else None,
                 schema_prompt=rendering,
             )
         if fmt == "json":
             typer.echo(common.dump_json(result.to_dict()), nl=False)
         else:
-            typer.echo("" if stream else result.text)
+            typer.echo("" if echo_tokens else result.text)
             m = result.metrics
             typer.echo(
                 f"finish_reason={result.finish_reason} tokens={result.tokens} "

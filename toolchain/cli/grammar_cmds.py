@@ -49,6 +49,15 @@ Examples:
   gramwright check schema.json pretty.json --whitespace flexible
 
   echo '{"a":1}' | gramwright check schema.json -
+
+--stream reads stdin as it arrives (a hosted API's output, piped in as it comes) and reports the
+first byte at which the text can never complete the moment that byte is read, with the same
+offset, line:col, allowed bytes and schema pointer the whole-document check gives; after each
+piece, "incomplete so far" or "complete so far". Exit 0 only when the stream ended complete
+and valid (docs/streaming.md):
+
+  curl -sN … | gramwright check --stream schema.json --format json
+  printf '{"supplier":"ACME","items":[' | gramwright check --stream docs/examples/purchase_order.json
 """
 
 
@@ -132,8 +141,14 @@ def register(app: typer.Typer) -> None:
     @app.command("check", help=CHECK_HELP)
     def check_cmd(
         grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
-        document: str = typer.Argument(..., help="The document to check, or - for stdin."),
+        document: str = typer.Argument("-", help="The document to check, or - for stdin (the default)."),
         exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
+        stream: bool = typer.Option(
+            False,
+            "--stream",
+            help="Read stdin as it arrives: report where it stands after each piece and the first "
+            "byte that can never complete the moment it is read (NDJSON with --format json).",
+        ),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
         whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
         engine: str | None = typer.Option(
@@ -145,6 +160,15 @@ def register(app: typer.Typer) -> None:
         check_engine_name(engine)
         with common.user_errors():
             loaded = load_source(grammar, whitespace=space)
+        if stream:
+            if document != "-" or engine is not None:
+                common.fail(
+                    "--stream reads the document from stdin", "pipe it in: … | gramwright check --stream S"
+                )
+            from gramwright.cli.streaming_cli import check_stream
+
+            with common.user_errors():
+                raise typer.Exit(check_stream(loaded, exact=exact, fmt=fmt))
         data = common.read_bytes(document)
         with common.user_errors():
             verdict = check_document(loaded, data, exact=exact)

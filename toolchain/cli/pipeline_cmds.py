@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from gramwright.cli import common
+from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
 
 VALIDATE_HELP = """Run layers 2–3 on outputs made elsewhere (a hosted API, an unconstrained run).
 
@@ -32,6 +33,12 @@ Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finishe
 and flushed; at the end a summary table (or --format json).
 
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --stream   # NDJSON events
+
+--stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
+value once the grammar has settled it, and an end event with the row's StructuredResult; the
+--output file is written as without it, and a summary event comes last (docs/streaming.md).
 """
 
 
@@ -206,6 +213,12 @@ def register(app: typer.Typer) -> None:
             "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
         ),
         backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+        stream: bool = typer.Option(
+            False,
+            "--stream",
+            help="NDJSON events on stdout, each with the row's id: every attempt's tokens and "
+            "settled values, an end event with the StructuredResult, a summary event last.",
+        ),
         fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
     ) -> None:
         fmt = common.output_format(fmt)
@@ -234,14 +247,32 @@ def register(app: typer.Typer) -> None:
             source = source.for_generation(policy.open_objects)  # compiled once for every row
             inputs = read_inputs(input_path, template)
             backend = _backend(backend_spec, model, rendering)
-            rows = _extract(
-                inputs,
-                output_path,
-                metrics_path,
-                lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
-            )
+
+            def solve(item: Any) -> Any:
+                if not stream:
+                    return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+                from gramwright.cli.streaming_cli import with_fields
+                from gramwright.streaming.run import stream_pipeline
+
+                emit = with_fields(id=item.id)
+                return stream_pipeline(
+                    source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset
+                )
+
+            try:
+                rows = _extract(inputs, output_path, metrics_path, solve)
+            except KeyboardInterrupt:
+                if not stream:
+                    raise
+                # the row's end event (cancelled) is written; the rows before it are in --output
+                raise typer.Exit(EXIT_INTERRUPTED) from None
         summary = summarize([_metrics_of(r) for r in rows])
-        _print_summary(summary, fmt)
+        if stream:
+            from gramwright.cli.streaming_cli import write_event
+
+            write_event({"event": "summary", **summary})
+        else:
+            _print_summary(summary, fmt)
         raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
 
     @app.command("report")
