@@ -131,7 +131,9 @@ def compile_cmd(
 
 def check_cmd(
     grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
-    document: str = typer.Argument("-", help="The document to check, or - for stdin (the default)."),
+    document: str | None = typer.Argument(
+        None, help="The document to check, or - for stdin (--stream: stdin, always)."
+    ),
     exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
     stream: bool = typer.Option(
         False,
@@ -151,7 +153,7 @@ def check_cmd(
     with common.user_errors():
         loaded = load_source(grammar, whitespace=space)
     if stream:
-        if document != "-" or engine is not None:
+        if document not in (None, "-") or engine is not None:
             common.fail(
                 "--stream reads the document from stdin", "pipe it in: … | gramwright check --stream S"
             )
@@ -159,6 +161,8 @@ def check_cmd(
 
         with common.user_errors():
             raise typer.Exit(check_stream(loaded, exact=exact, fmt=fmt))
+    if document is None:  # optional only for --stream: said as the parser says a missing argument
+        common.fail("gramwright check: missing argument DOCUMENT", "see 'gramwright check --help'")
     data = common.read_bytes(document)
     with common.user_errors():
         verdict = check_document(loaded, data, exact=exact)
