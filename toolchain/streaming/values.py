@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gramwright.pointer import escape_token
-from gramwright.recognizer import Recognizer
+from gramwright.recognizer import Recognizer, compile_grammar
 from gramwright.recognizer.compiled import CompiledGrammar
+from gramwright.sources import CompiledSource
 
 __all__ = ["FinalValue", "ValueStream"]
 
@@ -92,6 +93,12 @@ class ValueStream:
         self._done = False  # the root value has ended
         self.json = True
         self.final: list[FinalValue] = []
+
+    @classmethod
+    def for_source(cls, source: CompiledSource) -> ValueStream:
+        """The stream of a compiled source's grammar (as compiled: for a model's output, the
+        source it generated under, e.g. ``source.for_generation()``)."""
+        return cls(compile_grammar(source.grammar))
 
     @property
     def position(self) -> int:
