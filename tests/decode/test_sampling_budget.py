@@ -24,8 +24,9 @@ from gramwright.decode.sampling import (
     sample_fitting,
 )
 from gramwright.engine.matcher import GrammarEngine, Matcher
+from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.gbnf import parse_gbnf
-from tests.engine.test_budget import smol
+from tests.support.tokens import load_smol
 
 # budget 4 from the start: "cat" and "dog" fit (3 bytes and EOS), the longer animals do not
 ANIMALS = 'root ::= "cat" | "dog" | "elephant" | "hippopotamus" | "rhinoceros"'
@@ -36,7 +37,12 @@ WORD_CODE = "root ::= [a-z]{1,40} [0-9]{4}"
 
 @cache
 def engine(gbnf: str) -> GrammarEngine:
-    return GrammarEngine(parse_gbnf(gbnf), smol())
+    return GrammarEngine(parse_gbnf(gbnf), _vocab())
+
+
+@cache
+def _vocab() -> TokenVocabulary:
+    return load_smol()[1]
 
 
 def animals() -> Matcher:
