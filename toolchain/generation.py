@@ -103,8 +103,14 @@ class Generator:
     """A loaded model with its vocabulary, and the engine of the grammar last used (engines are
     also kept on disk, so a new process starts with warm masks)."""
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(
+        self, model: str | None = None, *, device: str | None = None, threads: int | None = None
+    ) -> None:
+        """``device``: auto (default: CUDA when present), cpu or cuda; ``threads``: torch's CPU
+        threads (default: ``OMP_NUM_THREADS``, else one core left free; ``models/threads``)."""
         self.model_spec = model
+        self.device = device
+        self.threads = threads
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
         self._tokenizer_vocab: Any = None  # the tokenizer's alone, read before a model loads
@@ -135,11 +141,17 @@ class Generator:
             from gramwright.models.loader import load_model
             from gramwright.models.vocabulary import vocabulary_of_loaded
 
-            lm = load_model(self.model_spec, progress=progress)
+            lm = load_model(self.model_spec, device=self.device, progress=progress, threads=self.threads)
             progress(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s); reading the vocabulary")
             self._vocab = vocabulary_of_loaded(lm)
             self._lm = lm
         return self._lm
+
+    @property
+    def vocab(self) -> Any:
+        """The loaded model's token vocabulary (loads the model)."""
+        self.load_model()
+        return self._vocab
 
     def engine_for(
         self, source: CompiledSource, progress: Progress = _quiet, *, use_cache: bool = True
@@ -211,6 +223,7 @@ class Generator:
         use_cache: bool = True,
         open_objects: bool | None = None,
         schema_prompt: SchemaRendering = "compact",
+        fast_forward: bool = True,
     ) -> Generation:
         """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
         the baseline). ``on_token`` sees every step and may raise to stop the run. ``system``
@@ -221,7 +234,8 @@ class Generator:
         ``x-runtime``) says otherwise: see :meth:`CompiledSource.for_generation`.
         ``schema_prompt`` is how the schema is shown in the system prompt (``compact``, ``json``,
         ``none``); one that leaves no room for ``max_tokens`` in the model's context is left out,
-        with ``metrics["prompt_note"]`` saying so."""
+        with ``metrics["prompt_note"]`` saying so. ``fast_forward``: append the tokens of text the
+        grammar forces without sampling them (``decode/forced``); False decodes step by step."""
         from gramwright.decode.generate import generate
         from gramwright.decode.sampling import SamplingParams
         from gramwright.engine.cache import save_engine
@@ -244,6 +258,7 @@ class Generator:
             seed=sampling.seed,
             on_step=on_token,
             eos_ids=self._vocab.eos_ids,
+            fast_forward=fast_forward,
         )
         result.metrics.update(plan.metrics())
         if source.closed_objects:

@@ -220,6 +220,7 @@ def generate_edit(
     progress: Callable[[str], None] = lambda _m: None,
     allow_broken_syntax: bool = False,
     accept_budget_close: bool = False,
+    fast_forward: bool = True,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
@@ -228,7 +229,8 @@ def generate_edit(
     last blocks' new text may be cut, so ``apply`` writes it only with ``accept_budget_close``.
     A patch that leaves a file unparseable in its language does not apply unless
     ``allow_broken_syntax`` (the check of :func:`check_patch`). ``generator`` keeps a loaded
-    model between calls (the benchmark's)."""
+    model between calls (the benchmark's). ``fast_forward``: the text the grammar forces (most
+    of a SEARCH block's lines) is appended without sampling (``decode/forced``)."""
     from gramwright.engine.collector import cold_work
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import CompiledSource
@@ -264,6 +266,7 @@ def generate_edit(
         progress=progress,
         system=edit_system_prompt(fmt),
         use_cache=False,
+        fast_forward=fast_forward,
     )
     finished = generation.finish_reason == "stop"
     patch_text, patch, parse_error = _parse(generation.text, grammar, constrain, finished)
