@@ -134,6 +134,27 @@ def format_option(choices: tuple[str, ...] = HUMAN_JSON, default: str = "human")
     return typer.Option(default, "--format", "-f", help=" | ".join(choices))
 
 
+def device_option() -> Any:
+    """``--device``: where the model runs (``models/loader.resolve_device``)."""
+    return typer.Option("auto", "--device", help="auto (CUDA when present) | cpu | cuda.")
+
+
+def threads_option() -> Any:
+    """``--threads``: torch's CPU threads (``models/threads``)."""
+    return typer.Option(
+        None, "--threads", min=1, help="torch CPU threads (default: OMP_NUM_THREADS, else cores - 1)."
+    )
+
+
+def fast_forward_option() -> Any:
+    """``--fast-forward/--no-fast-forward``: text the grammar forces appended without sampling."""
+    return typer.Option(
+        True,
+        "--fast-forward/--no-fast-forward",
+        help="Append text the grammar forces without sampling it, in one forward pass (default on).",
+    )
+
+
 def json_option() -> Any:
     """``--json``, kept as an alias of ``--format json`` where a command had it."""
     return typer.Option(False, "--json", help="Same as --format json.")

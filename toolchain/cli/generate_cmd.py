@@ -32,6 +32,7 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+  gramwright generate --schema po.json --prompt "..." --device cpu --threads 1 --no-fast-forward
 """
 
 
@@ -68,6 +69,9 @@ def generate_cmd(
         help="How the prompt shows the schema: compact (a type definition) | json | none. One "
         "that leaves no room for --max-tokens is left out, with a note.",
     ),
+    device: str = common.device_option(),
+    threads: int | None = common.threads_option(),
+    fast_forward: bool = common.fast_forward_option(),
     fmt: str = common.format_option(),
     as_json: bool = common.json_option(),
 ) -> None:
@@ -93,7 +97,7 @@ def generate_cmd(
         source = load_for_generation(
             schema or grammar or "", open_objects=_objects(open_objects, close_objects)
         )
-        generator = Generator(model)
+        generator = Generator(model, device=device, threads=threads)
         if not no_constrain:  # a budget below the shortest output: refused before the model loads
             generator.check_budget(source, max_tokens)
         with console.status("loading model…") as status:
@@ -106,6 +110,7 @@ def generate_cmd(
             constrain=not no_constrain,
             on_token=render.show_token if stream else None,
             schema_prompt=rendering,
+            fast_forward=fast_forward,
         )
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)
