@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
 from gramwright.decode.forced import forced_tokens
@@ -309,25 +310,49 @@ def _metrics(
 
 
 class GrammarLogitsProcessor:
-    """A ``transformers`` LogitsProcessor (batch size 1) over a Matcher.
+    """A ``transformers`` LogitsProcessor over one Matcher per row of the batch.
 
-    On each call it consumes the token sampled at the previous step, then masks the scores.
-    ``max_new_tokens``: the budget ``generate`` is given (EOS counted, as transformers counts
-    it): the masks then close the output in time, so it always ends accepted; a budget below the
-    grammar's shortest output raises ``BudgetTooSmall`` here, before generation. None: no budget
-    (an output may be cut at the limit).
+    On each call it consumes, per row, the tokens sampled since the previous call, then masks the
+    scores of every row at once: the rows' bitsets in one ``(batch, ceil(V/32))`` array, unpacked
+    and applied in one operation (``decode/batch.py``). Rows are matched from ``prompt_length``
+    on (``generate`` pads a batch's prompts to one length); a row that has ended (EOS) is
+    left alone while ``generate`` pads it. ``max_new_tokens``: the budget ``generate`` is given
+    (EOS counted, as transformers counts it): the masks then close each output in time, so it
+    always ends accepted; a budget below the grammar's shortest output raises
+    ``BudgetTooSmall`` here, before generation. None: no budget (an output may be cut at the limit).
     """
 
     def __init__(self, engine: GrammarEngine, prompt_length: int, max_new_tokens: int | None = None) -> None:
         self.engine = engine
-        self.matcher = engine.matcher(max_new_tokens)
-        self.masks = tensor_masks(engine)
+        self.max_new_tokens = max_new_tokens
+        engine.matcher(max_new_tokens)  # refuses a budget below the shortest output now
+        self.matchers: list[Matcher] = []
         self.prompt_length = prompt_length
 
+    @property
+    def matcher(self) -> Matcher:
+        """The first row's matcher (a batch of one)."""
+        if not self.matchers:
+            self.matchers.append(self.engine.matcher(self.max_new_tokens))
+        return self.matchers[0]
+
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        from gramwright.decode.batch import blocked_rows
+        from gramwright.engine import bitset
+
+        rows = int(input_ids.shape[0])
+        while len(self.matchers) < rows:
+            self.matchers.append(self.engine.matcher(self.max_new_tokens))
         generated = input_ids.shape[-1] - self.prompt_length
-        consumed = self.matcher.consumed
-        for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
-            self.matcher.consume(int(token))
-        blocked = self.masks.blocked(self.matcher, scores.shape[-1], scores.device)
-        return scores.masked_fill(blocked.unsqueeze(0), MASK_VALUE)
+        words = np.empty((rows, bitset.num_words(self.engine.vocab.size)), dtype=np.int32)
+        for r, matcher in enumerate(self.matchers[:rows]):
+            consumed = matcher.consumed
+            if not matcher.stopped:
+                new = input_ids[r, self.prompt_length + consumed :].tolist()[: generated - consumed]
+                for token in new:
+                    matcher.consume(int(token))
+                    if matcher.stopped:
+                        break
+            words[r] = matcher.bitmask()
+        blocked = blocked_rows(words, int(scores.shape[-1]), scores.device)
+        return scores.masked_fill(blocked, MASK_VALUE)
