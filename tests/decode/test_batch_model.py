@@ -107,12 +107,12 @@ def test_logits_processor_masks_each_row_of_a_batched_generate() -> None:
     tok = lm.tokenizer
     tok.padding_side = "left"
     enc = tok(["Is the sky blue?", "Is fire cold? Answer briefly please."], return_tensors="pt", padding=True)
-    proc = GrammarLogitsProcessor(engine, prompt_length=enc.input_ids.shape[-1], max_new_tokens=8)
+    proc = GrammarLogitsProcessor(engine, prompt_length=enc.input_ids.shape[-1], max_new_tokens=16)
     with torch.inference_mode():
         out = lm.model.generate(
             **enc,
             logits_processor=LogitsProcessorList([proc]),
-            max_new_tokens=8,
+            max_new_tokens=16,
             do_sample=False,
             pad_token_id=tok.pad_token_id,
         )
