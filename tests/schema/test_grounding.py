@@ -195,3 +195,15 @@ def test_random_walks_over_grounded_schemas() -> None:
     assert result["valid"] == result["walks"], result["failures"]
     assert result["grounded_values"] == result["grounded_in_source"], result["failures"]
     assert result["grounded_values"] >= 300  # the walks do write grounded values
+
+
+def test_exports_say_plainly_that_grounding_is_not_in_them() -> None:
+    from gramwright.grammar.export import export_grammar
+
+    source = schema_source(ORDER)
+    pointers = [g.pointer for g in source.grounded]
+    for target in ("gbnf", "vllm-request"):
+        exported = export_grammar(source.grammar, target, schema=source.schema, grounded=pointers)
+        assert any("x-grounded members (/properties/supplier" in n for n in exported.notes)
+        if exported.body is not None:
+            assert "not in the source text" in exported.text
