@@ -32,7 +32,7 @@ PAIR_LIMIT = 40_000  # paired (state, length) rules built at most for one length
 NOTHING: Expr = CharClass(())  # the empty language
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SuffixAutomaton:
     """``nxt[v]``: character → state; ``length[v]``: the longest substring ending in ``v``."""
 
@@ -42,6 +42,16 @@ class SuffixAutomaton:
     @property
     def size(self) -> int:
         return len(self.nxt)
+
+    @functools.cached_property
+    def far(self) -> tuple[int, ...]:
+        """``far[v]``: the most characters a substring can still take after reaching ``v``."""
+        out = [0] * self.size
+        # every transition goes to a state of greater ``length``: longest first is a reverse
+        # topological order
+        for v in sorted(range(self.size), key=lambda u: -self.length[u]):
+            out[v] = max((out[w] + 1 for w in self.nxt[v].values()), default=0)
+        return tuple(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -102,8 +112,14 @@ def _step(d: int, min_len: int, max_len: int | None) -> int | None:
     return min(d + 1, min_len)
 
 
+def _free(sam: SuffixAutomaton, w: int, d: int, min_len: int, max_len: int | None) -> bool:
+    """From state ``w`` with ``d`` characters written no bound can matter any more: the plain
+    rule of ``w`` takes over (a short text under a long ``maxLength`` needs no counting at all)."""
+    return d >= min_len and (max_len is None or d + sam.far[w] <= max_len)
+
+
 def _pairs(sam: SuffixAutomaton, min_len: int, max_len: int | None) -> list[tuple[int, int]] | None:
-    """The reachable (state, counter) pairs; None past :data:`PAIR_LIMIT`."""
+    """The reachable (state, counter) pairs that still count; None past :data:`PAIR_LIMIT`."""
     seen = {(0, 0)}
     stack = [(0, 0)]
     while stack:
@@ -112,7 +128,7 @@ def _pairs(sam: SuffixAutomaton, min_len: int, max_len: int | None) -> list[tupl
         if nd is None:
             continue
         for w in sam.nxt[v].values():
-            if (w, nd) not in seen:
+            if (w, nd) not in seen and not _free(sam, w, nd, min_len, max_len):
                 seen.add((w, nd))
                 if len(seen) > PAIR_LIMIT:
                     return None
@@ -126,7 +142,7 @@ def substring_rules(text: str, prefix: str, min_len: int = 0, max_len: int | Non
     substrings of ``text`` of ``min_len`` to ``max_len`` code points. Cached per arguments: the
     pipeline's retries and a batch's repeated sources build nothing twice."""
     sam = suffix_automaton(text)
-    if not min_len and max_len is None:
+    if _free(sam, 0, 0, min_len, max_len):
         return _plain_rules(sam, prefix, True)
     pairs = _pairs(sam, min_len, max_len)
     bounded = pairs is not None
@@ -134,7 +150,7 @@ def substring_rules(text: str, prefix: str, min_len: int = 0, max_len: int | Non
         # too many distinct substrings under the bound: only non-emptiness is built in
         min_len, max_len = min(min_len, 1), None
         pairs = _pairs(sam, min_len, max_len)
-        assert pairs is not None  # at most two counters per state
+        assert pairs is not None  # at most one counted pair per state
     return _paired_rules(sam, prefix, pairs, min_len, max_len, bounded)
 
 
@@ -162,13 +178,17 @@ def _paired_rules(
     def name(v: int, d: int) -> str:
         return f"{prefix}{v}-{d}"
 
+    plain = _plain_rules(sam, prefix, bounded)  # where no bound matters any more (``_free``)
     rules: dict[str, Expr] = {}
     for v, d in sorted(pairs, key=lambda p: (-p[1], -sam.length[p[0]])):
         branches: list[Expr] = [EMPTY] if d >= min_len else []
         nd = _step(d, min_len, max_len)
         if nd is not None:
             for ch, w in sorted(sam.nxt[v].items()):
-                branches.append(seq(literal(json_escape(ch)), Ref(name(w, nd))))
+                target = f"{prefix}{w}" if _free(sam, w, nd, min_len, max_len) else name(w, nd)
+                branches.append(seq(literal(json_escape(ch)), Ref(target)))
         # a state that can neither end nor go on accepts nothing (``prepare`` prunes it)
         rules[name(v, d)] = alt(*branches) if branches else NOTHING
-    return SubstringRules(rules, name(0, 0), bounded, len(pairs))
+    # the plain rules first: witnesses of productivity for the counted ones (``prepare`` drops
+    # those no counted rule reaches)
+    return SubstringRules({**plain.rules, **rules}, name(0, 0), bounded, len(pairs) + plain.states)
