@@ -72,11 +72,20 @@ def gold_text(gold: dict[str, Any], text: str) -> str:
 
 def completeness(sources: dict[str, Any], vocab: Any, tokenizer: Any) -> dict[str, Any]:
     from gramwright.engine.matcher import GrammarEngine
+    from gramwright.grammar.substrings import substring_rules, suffix_automaton
 
     accepted = 0
     failures: list[str] = []
+    build_ms: list[float] = []
+    rules: list[int] = []
     for name, text, gold in REQUESTS:
+        # a cold build: no automaton, rules or grounded source of this text cached
+        substring_rules.cache_clear()
+        suffix_automaton.cache_clear()
+        sources[name]._by_source.clear()
         grounded = sources[name].with_source(text)
+        build_ms.append(grounded.ground_ms)
+        rules.append(len(grounded.grammar.rules) - len(sources[name].grammar.rules))
         doc = gold_text(gold, text)
         matcher = GrammarEngine(grounded.grammar, vocab).matcher()
         ok = True
@@ -92,7 +101,19 @@ def completeness(sources: dict[str, Any], vocab: Any, tokenizer: Any) -> dict[st
             failures.append(f"{doc}: end of sequence refused")
             ok = False
         accepted += ok
-    return {"gold_records": len(REQUESTS), "accepted": accepted, "failures": failures}
+    build_ms.sort()
+    return {
+        "gold_records": len(REQUESTS),
+        "accepted": accepted,
+        "failures": failures,
+        "build_ms_per_source": {
+            "p50": round(build_ms[len(build_ms) // 2], 2),
+            "max": round(build_ms[-1], 2),
+            "mean": round(statistics.mean(build_ms), 2),
+        },
+        "rules_added_per_source": {"p50": sorted(rules)[len(rules) // 2], "max": max(rules)},
+        "source_chars": {"max": max(len(t) for _, t, _ in REQUESTS)},
+    }
 
 
 def verbatim(value: Any, grounded_schema: Any, text: str) -> tuple[int, int]:
@@ -117,7 +138,19 @@ def interleaved() -> list[tuple[int, tuple[str, str, dict[str, Any]]]]:
     return out
 
 
-def run(limit: int | None, max_tokens: int, runs_path: str | None = None) -> dict[str, Any]:
+def read_runs(path: str | None) -> list[dict[str, Any]]:
+    if not path:
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh if line.endswith("\n")]
+    except FileNotFoundError:
+        return []
+
+
+def run(
+    limit: int | None, max_tokens: int, runs_path: str | None = None, reverse: bool = False
+) -> dict[str, Any]:
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.models.loader import load_tokenizer
     from gramwright.schema.grounding import ground_schema
@@ -125,14 +158,8 @@ def run(limit: int | None, max_tokens: int, runs_path: str | None = None) -> dic
 
     order = interleaved()
     requests = order[:limit] if limit else order
-    done: list[dict[str, Any]] = []
-    if runs_path:
-        try:
-            with open(runs_path, encoding="utf-8") as fh:
-                done = [json.loads(line) for line in fh if line.strip()]
-        except FileNotFoundError:
-            pass
-    finished = {(r["id"], r["variant"]) for r in done}
+    if reverse:  # a second process works from the other end of the same runs file
+        requests = requests[::-1]
     grounded_src = {
         name: load_for_generation(f"{name}.json", text=json.dumps(schema)) for name, schema in SCHEMAS.items()
     }
@@ -146,8 +173,9 @@ def run(limit: int | None, max_tokens: int, runs_path: str | None = None) -> dic
     vocab = generator._vocab  # the loaded model's vocabulary (what the masks are built over)
     complete = completeness(grounded_src, vocab, load_tokenizer())
     print(f"completeness: {complete['accepted']}/{complete['gold_records']}", file=sys.stderr)
-    runs: list[dict[str, Any]] = list(done)
+    runs: list[dict[str, Any]] = []
     for n, (i, (name, text, gold)) in enumerate(requests):
+        finished = {(r["id"], r["variant"]) for r in read_runs(runs_path)}
         for variant in ("ungrounded", "grounded"):
             if (i, variant) in finished:
                 continue
@@ -190,7 +218,7 @@ def run(limit: int | None, max_tokens: int, runs_path: str | None = None) -> dic
                 "ground_ms": None if ground_ms is None else round(ground_ms, 2),
             }
             runs.append(row)
-            if runs_path:
+            if runs_path:  # one write per row: two processes may append to the same file
                 with open(runs_path, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             print(
@@ -198,6 +226,9 @@ def run(limit: int | None, max_tokens: int, runs_path: str | None = None) -> dic
                 f"match={sum(fields.values())}/{len(fields)} {result.text}",
                 file=sys.stderr,
             )
+    if runs_path:
+        wanted = {i for i, _ in requests}
+        runs = [r for r in read_runs(runs_path) if r["id"] in wanted]
     return {"completeness": complete, **summarize(runs), "runs": runs}
 
 
@@ -253,12 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=96)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's default)")
     parser.add_argument("--runs", default=None, help="JSONL of finished runs: appended to, and resumed from")
+    parser.add_argument("--reverse", action="store_true", help="work through the requests last first")
     args = parser.parse_args(argv)
     if args.threads:
         import torch
 
         torch.set_num_threads(args.threads)
-    result = run(args.limit, args.max_tokens, args.runs)
+    result = run(args.limit, args.max_tokens, args.runs, args.reverse)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
