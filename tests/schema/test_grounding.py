@@ -207,3 +207,55 @@ def test_exports_say_plainly_that_grounding_is_not_in_them() -> None:
         assert any("x-grounded members (/properties/supplier" in n for n in exported.notes)
         if exported.body is not None:
             assert "not in the source text" in exported.text
+
+
+def test_the_pipeline_grounds_once_and_reports_spans_across_retries() -> None:
+    from gramwright.pipeline import ScriptedBackend, run
+
+    source = schema_source(ORDER)
+    backend = ScriptedBackend.of(doc(note="too long!"), doc())  # the first fails maxLength
+    result = run(source, "extract", backend=backend, source_text=TEXT)
+    assert result.status == "ok" and len(result.attempts) == 2
+    grounded = {r.source.source_text for r in backend.requests}
+    assert grounded == {TEXT}
+    assert backend.requests[0].source is backend.requests[1].source  # built once, not per attempt
+    assert {g.pointer for g in result.grounded} == {"/supplier", "/city", "/qty", "/price", "/items/0"}
+    assert all(g.found for g in result.grounded)
+    assert "grounded" in result.to_dict()
+
+
+def test_batch_rows_carry_their_source(tmp_path: Path) -> None:
+    from gramwright.pipeline.batch import read_inputs
+
+    rows = tmp_path / "in.jsonl"
+    rows.write_text(
+        json.dumps({"id": "a", "text": "Zoe, Oslo"})
+        + "\n"
+        + json.dumps({"id": "b", "prompt": "Extract: Zoe, Oslo", "source": "Zoe, Oslo"})
+        + "\n"
+        + json.dumps({"id": "c", "prompt": "no source"})
+        + "\n",
+        encoding="utf-8",
+    )
+    got = read_inputs(rows, "Extract: {text}")
+    assert [(r.prompt, r.source) for r in got] == [
+        ("Extract: Zoe, Oslo", "Zoe, Oslo"),
+        ("Extract: Zoe, Oslo", "Zoe, Oslo"),
+        ("no source", None),
+    ]
+
+
+def test_budget_aware_masks_see_the_grounded_grammar() -> None:
+    from gramwright.engine.budget import shortest_output_tokens
+    from gramwright.engine.vocab import TokenVocabulary
+    from gramwright.models.loader import load_tokenizer
+
+    vocab = TokenVocabulary.from_tokenizer(load_tokenizer())
+    schema: dict[str, Any] = {"type": "string", "x-grounded": True, "minLength": 12}
+    source = schema_source(schema)
+    plain = shortest_output_tokens(source.grammar, vocab)
+    grounded = shortest_output_tokens(source.with_source("abcdefghijklmnopqrstuvwxyz").grammar, vocab)
+    # twelve characters and two quotes either way (single-byte tokens bound the closing zone), + EOS
+    assert plain == grounded == 15
+    with pytest.raises(SourceError):  # no run of 12 characters: refused before generation
+        source.with_source("short")

@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, alt, literal, seq
@@ -89,6 +90,15 @@ class SourceNumber:
     def value(self) -> int | float:
         out: int | float = json.loads(self.text)
         return out
+
+    @property
+    def exact(self) -> Decimal:
+        return Decimal(self.text)
+
+
+def _decimal(value: int | float | Decimal) -> Decimal:
+    """A parsed JSON number as an exact decimal (floats by their shortest repr: ``2.8`` → 2.8)."""
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
 
 
 def _joins(ch: str) -> bool:
@@ -322,8 +332,9 @@ def _walk(
             )
         )
         return
-    if grounded and isinstance(value, int | float) and not isinstance(value, bool):
-        hits = [n for n in numbers if n.value == value]
+    if grounded and isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        exact = _decimal(value)
+        hits = [n for n in numbers if n.exact == exact]
         first = hits[0] if hits else None
         out.append(
             GroundedValue(
