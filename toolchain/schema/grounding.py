@@ -59,6 +59,15 @@ class GroundSpec:
     max_len: int | None = None
     accepts: Callable[[Any], bool] | None = field(default=None, compare=False, repr=False)
 
+    def describe(self) -> str:
+        """One line for reports: where, and what the source may give it."""
+        if self.kind == "string":
+            bounds = f", {self.min_len}..{'' if self.max_len is None else self.max_len} characters"
+            what = "a substring of the source" + (bounds if self.min_len or self.max_len is not None else "")
+        else:
+            what = f"{'an integer' if self.kind == 'integer' else 'a number'} written in the source"
+        return f"grounded: {self.pointer or '/'} takes {what}"
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"pointer": self.pointer, "kind": self.kind, "rule": self.rule}
         if self.kind == "string":
