@@ -33,6 +33,12 @@ Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finishe
 and flushed; at the end a summary table (or --format json).
 
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+
+Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
+plain string — are copied from each row's source text: its "source" field, else its "text".
+Each output row lists the grounded values with their span in that text.
+
+  gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
 """
 
 
@@ -45,12 +51,14 @@ def _warn_notes(notes: tuple[str, ...]) -> None:
         typer.echo(f"warning: x-runtime {note}", err=True)
 
 
-def _load(schema: str, rules: str | None, overrides: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _load(
+    schema: str, rules: str | None, overrides: dict[str, Any], ground: bool = False
+) -> tuple[Any, Any, Any]:
     from gramwright.pipeline import Policy
     from gramwright.pipeline.retry import resolve_rules
     from gramwright.sources import load_source
 
-    source = load_source(schema)
+    source = load_source(schema, ground=ground)
     if not source.is_schema:
         common.fail(f"{schema}: not a JSON Schema", "the pipeline validates against a schema")
     policy = Policy.from_schema(source.schema, **overrides)
@@ -185,6 +193,9 @@ def extract_cmd(
     schema_prompt: str = typer.Option(
         "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
     ),
+    ground: bool = typer.Option(
+        False, "--ground", help="Ground every string without enum/const/format/pattern in the row's source."
+    ),
     backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
     fmt: str = common.format_option(),
 ) -> None:
@@ -210,7 +221,7 @@ def extract_cmd(
             decode_mode=decode_mode,
             open_objects=open_objects,
         )
-        source, policy, ruleset = _load(schema, rules, overrides)
+        source, policy, ruleset = _load(schema, rules, overrides, ground)
         source = source.for_generation(policy.open_objects)  # compiled once for every row
         inputs = read_inputs(input_path, template)
         backend = _backend(backend_spec, model, rendering)
@@ -218,7 +229,15 @@ def extract_cmd(
             inputs,
             output_path,
             metrics_path,
-            lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
+            lambda item: run(
+                source,
+                item.prompt,
+                policy=policy,
+                rules=ruleset,
+                backend=backend,
+                # grounded members copy from the row's source (built per text, cached)
+                source_text=item.source if source.grounded else None,
+            ),
         )
     summary = summarize([_metrics_of(r) for r in rows])
     _print_summary(summary, fmt)
