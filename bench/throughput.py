@@ -197,6 +197,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     compiled: dict[tuple[str, str], Any] = {}
     eos = generator.vocab.eos_ids
     table: list[dict[str, Any]] = []
+    differences: list[dict[str, Any]] = []
     for batch in [int(b) for b in args.batch_sizes.split(",")]:
         count = max(batch, len(cases)) if args.requests == 0 else args.requests
         per_mode: dict[str, list[Any]] = {m: [] for m in modes}
@@ -216,6 +217,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"batch {batch} rep {rep + 1} {mode}: {got.summary()['tokens_per_s']} tok/s",
                     file=sys.stderr,
                 )
+        if "ours" in per_mode and "ours-ff" in per_mode:
+            # fast-forward's outputs against step-by-step decoding, request by request (first rep)
+            pairs = list(zip(per_mode["ours"][0].results, per_mode["ours-ff"][0].results, strict=True))
+            differences.append(
+                {
+                    "batch": batch,
+                    "requests": len(pairs),
+                    "texts_differ": sum(a.text != b.text for a, b in pairs),
+                    "token_ids_differ": sum(a.token_ids != b.token_ids for a, b in pairs),
+                }
+            )
         base = (
             statistics.median(r.summary()["tokens_per_s"] for r in per_mode["unconstrained"])
             if "unconstrained" in per_mode
@@ -245,6 +257,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 }
             )
     return {
+        "fast_forward_differences": differences,
         "model": lm.name,
         "device": lm.device,
         "threads": lm.threads,
