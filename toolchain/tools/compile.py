@@ -15,7 +15,7 @@ is refused, since strict promises arguments that always match the schema.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from gramwright.validate import ValidationIssue, validate_value
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["CompiledTool", "compile_tools", "rule_prefix", "strict_problems"]
+__all__ = ["CompiledTool", "compile_tools", "rename_rules", "rule_prefix", "strict_problems"]
 
 
 @dataclass
@@ -74,6 +74,11 @@ def _rename(expr: Expr, prefix: str) -> Expr:
     return expr
 
 
+def rename_rules(rules: Mapping[str, Expr], prefix: str) -> dict[str, Expr]:
+    """``rules`` with every name (and every reference) under ``prefix-``."""
+    return {f"{prefix}-{n}": _rename(body, prefix) for n, body in rules.items()}
+
+
 def compile_tools(toolset: ToolSet) -> list[CompiledTool]:
     """Every tool's arguments grammar, namespaced; refuses (``ToolsError``) any tool whose
     schema does not compile, or a strict tool the grammar cannot enforce exactly."""
@@ -104,7 +109,7 @@ def compile_tools(toolset: ToolSet) -> list[CompiledTool]:
             ) from None
         grammar = prepare(compiled.grammar)
         prefix = rule_prefix(tool.name, taken)
-        rules = {f"{prefix}-{n}": _rename(body, prefix) for n, body in grammar.rules.items()}
+        rules = rename_rules(grammar.rules, prefix)
         report = list(compiled.report.entries)
         if tool.strict:
             inexact = [e for e in report if e.status != "exact"]
