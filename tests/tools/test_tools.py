@@ -215,3 +215,32 @@ def test_the_free_text_grammar_is_plain_gbnf() -> None:
     text = emit_gbnf(prepare_tools(str(TRAVEL), choice="none").grammar.grammar)
     assert text.startswith("root ::= free-text")
     assert "tool-call" not in text
+
+
+def test_lint_tools_finds_what_hurts_tool_calling() -> None:
+    from gramwright.tools.lint import lint_tools
+
+    address_a = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 9}}}
+    address_b = {"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]+$"}}}
+    tools = parse_tools(
+        [
+            _tool("get", {"type": "object", "properties": {"q": {"type": "string"}}}, strict=False),
+            _tool("get_all", {"type": "object", "$defs": {"address": address_a}}),
+            _tool("ship", {"type": "object", "$defs": {"address": address_b}}, strict=True),
+        ],
+        "t.json",
+    )
+    found = {(d.rule, d.pointer) for d in lint_tools(tools)}
+    assert ("tools/prefix-names", "/0/function/name") in found
+    assert ("tools/colliding-defs", "/2/function/parameters/$defs/address") in found
+    assert ("tools/unbounded-string", "/0/function/parameters/properties/q") in found
+    assert ("tools/unbounded-string", "/2/function/parameters/$defs/address/properties/zip") in found
+    assert ("tools/mixed-strict", "") in found
+    assert not any(rule == "tools/too-many" for rule, _ in found)
+    many = parse_tools([_tool(f"t{i}", {"type": "object"}) for i in range(130)])
+    by_profile = {d.severity for d in lint_tools(many, "openai-strict") if d.rule == "tools/too-many"}
+    assert by_profile == {"error"}
+    assert {d.severity for d in lint_tools(many) if d.rule == "tools/too-many"} == {"warn"}
+    # the travel set: get_weather / get_weather_forecast, two $defs/address, strict and not
+    travel = {d.rule for d in lint_tools(load_tools(TRAVEL))}
+    assert travel == {"tools/prefix-names", "tools/colliding-defs", "tools/mixed-strict"}
