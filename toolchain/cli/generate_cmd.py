@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from gramwright.cli import common
+from gramwright.cli import common, tools_cli
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -32,6 +32,12 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+
+  gramwright generate --tools tools.json --prompt "Weather in Oslo?"    # tool calls (docs/tools.md)
+
+  gramwright generate --tools tools.json --tool-choice get_weather --parallel 1 --prompt "..."
+
+  gramwright generate --schema po.json --reasoning 64 --prompt "..."   # <think> ≤ 64 tokens first
 """
 
 
@@ -68,12 +74,25 @@ def generate_cmd(
         help="How the prompt shows the schema: compact (a type definition) | json | none. One "
         "that leaves no room for --max-tokens is left out, with a note.",
     ),
+    tools: str | None = tools_cli.tools_option(),
+    tool_choice: str = tools_cli.tool_choice_option(),
+    parallel: int | None = tools_cli.parallel_option(),
+    reasoning_tokens: int | None = tools_cli.reasoning_option(),
+    reasoning_open: str = tools_cli.reasoning_open_option(),
+    reasoning_close: str = tools_cli.reasoning_close_option(),
     fmt: str = common.format_option(),
     as_json: bool = common.json_option(),
 ) -> None:
     fmt = common.output_format(fmt, as_json)
-    if (schema is None) == (grammar is None):
-        common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
+    if [schema, grammar, tools].count(None) != 2:
+        common.fail("give exactly one of --schema, --grammar or --tools", "e.g. --schema po.json")
+    reasoning = tools_cli.reasoning_of(reasoning_tokens, reasoning_open, reasoning_close)
+    if tools is not None:
+        from gramwright.generation import SamplingOptions
+
+        session = tools_cli.session_of(tools, tool_choice, parallel)  # fails before the model loads
+        sampling = SamplingOptions(max_tokens, temperature, top_k, top_p, seed)
+        tools_cli.generate_turn(session, prompt, model=model, sampling=sampling, reasoning=reasoning, fmt=fmt)
     rendering = schema_rendering(schema_prompt)
     if open_objects and close_objects:
         common.fail("give --open-objects or --close-objects, not both", "closed is the default")
@@ -106,6 +125,7 @@ def generate_cmd(
             constrain=not no_constrain,
             on_token=render.show_token if stream else None,
             schema_prompt=rendering,
+            reasoning=reasoning,
         )
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)
