@@ -5,7 +5,7 @@ What it prints, and where, is :mod:`gramwright.cli.render.generate`."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -38,6 +38,13 @@ Examples:
   gramwright generate --tools tools.json --tool-choice get_weather --parallel 1 --prompt "..."
 
   gramwright generate --schema po.json --reasoning 64 --prompt "..."   # <think> ≤ 64 tokens first
+
+  gramwright generate --schema po.json --prompt "..." --stream --timeout 30   # NDJSON events
+
+--stream writes one JSON object per line as it happens: a token event per token, a value event
+per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
+once no byte the grammar allows could extend it), and last an end event with finish_reason
+(stop | length | timeout | cancelled), the members final and still open, and the result.
 """
 
 
@@ -80,14 +87,29 @@ def generate_cmd(
     reasoning_tokens: int | None = tools_cli.reasoning_option(),
     reasoning_open: str = tools_cli.reasoning_open_option(),
     reasoning_close: str = tools_cli.reasoning_close_option(),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout as they happen: tokens, each JSON value once the grammar "
+        "has settled it, and an end event with the result (docs/streaming.md).",
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.0, help="Seconds of generation; then the stream ends as timeout."
+    ),
     fmt: str = common.format_option(),
     as_json: bool = common.json_option(),
 ) -> None:
     fmt = common.output_format(fmt, as_json)
+    if timeout is not None and not stream:
+        common.fail("--timeout ends a streamed run", "add --stream")
     if [schema, grammar, tools].count(None) != 2:
         common.fail("give exactly one of --schema, --grammar or --tools", "e.g. --schema po.json")
     reasoning = tools_cli.reasoning_of(reasoning_tokens, reasoning_open, reasoning_close)
+    if stream and reasoning is not None:
+        common.fail("--stream streams the value alone", "drop --reasoning, or --stream")
     if tools is not None:
+        if stream:
+            common.fail("--stream is for --schema and --grammar", "drop --stream with --tools")
         from gramwright.generation import SamplingOptions
 
         session = tools_cli.session_of(tools, tool_choice, parallel)  # fails before the model loads
@@ -104,7 +126,7 @@ def generate_cmd(
     from gramwright.sources import load_for_generation
 
     console = Console(stderr=True)
-    stream = fmt == "human" and sys.stdout.isatty()
+    echo_tokens = fmt == "human" and sys.stdout.isatty()
     # the CLI owns its (short) process: no full collections over the engine's memo tables
     # while it generates (a library leaves the collector alone; see engine/collector.py)
     with common.user_errors(), frozen_after_cold_masks():
@@ -118,22 +140,66 @@ def generate_cmd(
         with console.status("loading model…") as status:
             lm = generator.load_model(progress=lambda msg: status.update(msg))
         console.print(render.model_line(lm))
+        if stream:
+            raise typer.Exit(
+                _stream(
+                    generator,
+                    source,
+                    prompt,
+                    SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                    constrain=not no_constrain,
+                    timeout=timeout,
+                    rendering=rendering,
+                )
+            )
         result = generator.run(
             source,
             prompt,
             sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
             constrain=not no_constrain,
-            on_token=render.show_token if stream else None,
+            on_token=render.show_token if echo_tokens else None,
             schema_prompt=rendering,
             reasoning=reasoning,
         )
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)
     else:
-        typer.echo("" if stream else result.text)
+        typer.echo("" if echo_tokens else result.text)
         for line in render.stderr_lines(result, max_tokens):
             typer.echo(line, err=True)
     raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+
+
+def _stream(
+    generator: Any,
+    source: Any,
+    prompt: str,
+    sampling: Any,
+    *,
+    constrain: bool,
+    timeout: float | None,
+    rendering: SchemaRendering,
+) -> int:
+    """``--stream``: the events on stdout; the exit code (130 after Ctrl-C, whose end event,
+    ``cancelled``, is written first)."""
+    from gramwright.cli.render.stream import write_event
+    from gramwright.cli.streaming_cli import EXIT_INTERRUPTED, generate_exit
+    from gramwright.streaming.run import stream_generation
+
+    try:
+        result = stream_generation(
+            source,
+            prompt,
+            write_event,
+            generator=generator,
+            sampling=sampling,
+            constrain=constrain,
+            timeout_s=timeout,
+            schema_prompt=rendering,
+        )
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return generate_exit(result)
 
 
 def schema_rendering(value: str) -> SchemaRendering:

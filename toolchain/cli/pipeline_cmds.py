@@ -33,6 +33,12 @@ Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finishe
 and flushed; at the end a summary table (or --format json).
 
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --stream   # NDJSON events
+
+--stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
+value once the grammar has settled it, and an end event with the row's StructuredResult; the
+--output file is written as without it, and a summary event comes last (docs/streaming.md).
 """
 
 
@@ -186,6 +192,12 @@ def extract_cmd(
         "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
     ),
     backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout, each with the row's id: every attempt's tokens and "
+        "settled values, an end event with the StructuredResult, a summary event last.",
+    ),
     fmt: str = common.format_option(),
 ) -> None:
     fmt = common.output_format(fmt)
@@ -214,14 +226,32 @@ def extract_cmd(
         source = source.for_generation(policy.open_objects)  # compiled once for every row
         inputs = read_inputs(input_path, template)
         backend = _backend(backend_spec, model, rendering)
-        rows = _extract(
-            inputs,
-            output_path,
-            metrics_path,
-            lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
-        )
+
+        def solve(item: Any) -> Any:
+            if not stream:
+                return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+            from gramwright.cli.render.stream import with_fields
+            from gramwright.streaming.run import stream_pipeline
+
+            emit = with_fields(id=item.id)
+            return stream_pipeline(source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
+
+        try:
+            rows = _extract(inputs, output_path, metrics_path, solve)
+        except KeyboardInterrupt:
+            if not stream:
+                raise
+            from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
+
+            # the row's end event (cancelled) is written; the rows before it are in --output
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     summary = summarize([_metrics_of(r) for r in rows])
-    _print_summary(summary, fmt)
+    if stream:
+        from gramwright.cli.render.stream import write_event
+
+        write_event({"event": "summary", **summary})
+    else:
+        _print_summary(summary, fmt)
     raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
 
 
