@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
+from typing import Any
 
 import jsonschema
 import pytest
@@ -29,25 +29,25 @@ SCHEMA = {
 }
 
 
-@cache
-def smol() -> TokenVocabulary:
-    from gramwright.models.loader import load_tokenizer
-
-    return TokenVocabulary.from_tokenizer(load_tokenizer())
+@pytest.fixture(scope="module")
+def vocab(smol: tuple[Any, TokenVocabulary]) -> TokenVocabulary:
+    return smol[1]
 
 
-@cache
-def value_engine() -> GrammarEngine:
-    return GrammarEngine(compile_schema(SCHEMA).grammar, smol())
+@pytest.fixture(scope="module")
+def value(vocab: TokenVocabulary) -> GrammarEngine:
+    return GrammarEngine(compile_schema(SCHEMA).grammar, vocab)
 
 
 @pytest.mark.parametrize(
     ("bound", "markers"),
     [(15, ("<think>", "</think>")), (24, ("<think>", "</think>")), (64, ("<reasoning>", "</reasoning>"))],
 )
-def test_reasoning_walks_stay_within_the_bound_and_end_valid(bound: int, markers: tuple[str, str]) -> None:
+def test_reasoning_walks_stay_within_the_bound_and_end_valid(
+    vocab: TokenVocabulary, value: GrammarEngine, bound: int, markers: tuple[str, str]
+) -> None:
     reasoning = Reasoning(bound, *markers)
-    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), smol()), value_engine(), bound)
+    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), vocab), value, bound)
     rng = random.Random(bound)
     shortest = engine.shortest_output()
     assert shortest is not None
@@ -59,16 +59,16 @@ def test_reasoning_walks_stay_within_the_bound_and_end_valid(bound: int, markers
             matcher.consume(uniform_token(matcher, rng))
         assert matcher.section_consumed <= bound
         assert matcher.consumed <= budget
-        thought, value = split_reasoning(matcher.output.decode(), reasoning)
+        thought, answer = split_reasoning(matcher.output.decode(), reasoning)
         assert thought is not None and markers[1] not in thought
-        jsonschema.validate(json.loads(value), SCHEMA)
+        jsonschema.validate(json.loads(answer), SCHEMA)
         lengths.append(matcher.section_consumed)
     assert max(lengths) > bound // 2  # the section was used, not skipped
 
 
-def test_the_section_is_closed_by_its_own_budget() -> None:
+def test_the_section_is_closed_by_its_own_budget(vocab: TokenVocabulary, value: GrammarEngine) -> None:
     reasoning = Reasoning(20)
-    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), smol()), value_engine(), 20)
+    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), vocab), value, 20)
     rng = random.Random(7)
     closed = 0
     for _ in range(20):
@@ -80,16 +80,16 @@ def test_the_section_is_closed_by_its_own_budget() -> None:
     assert closed > 0  # uniform draws never write </think> by chance: the budget closed it
 
 
-def test_a_bound_below_the_markers_is_refused() -> None:
+def test_a_bound_below_the_markers_is_refused(vocab: TokenVocabulary, value: GrammarEngine) -> None:
     with pytest.raises(EngineError, match="needs 15 tokens at least") as err:
-        SectionedEngine(GrammarEngine(Reasoning(5).grammar(), smol()), value_engine(), 5)
+        SectionedEngine(GrammarEngine(Reasoning(5).grammar(), vocab), value, 5)
     assert err.value.hint == "give --reasoning 15 or more"
 
 
-def test_the_total_budget_leaves_room_for_the_value() -> None:
+def test_the_total_budget_leaves_room_for_the_value(vocab: TokenVocabulary, value: GrammarEngine) -> None:
     reasoning = Reasoning(100)
-    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), smol()), value_engine(), 100)
-    value_shortest = value_engine().shortest_output()
+    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), vocab), value, 100)
+    value_shortest = value.shortest_output()
     assert value_shortest is not None
     rng = random.Random(1)
     budget = 16 + value_shortest + 3  # the section gets what the value does not need
@@ -100,9 +100,9 @@ def test_the_total_budget_leaves_room_for_the_value() -> None:
     json.loads(split_reasoning(matcher.output.decode(), reasoning)[1])
 
 
-def test_rollback_crosses_the_boundary() -> None:
+def test_rollback_crosses_the_boundary(vocab: TokenVocabulary, value: GrammarEngine) -> None:
     reasoning = Reasoning(30)
-    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), smol()), value_engine(), 30)
+    engine = SectionedEngine(GrammarEngine(reasoning.grammar(), vocab), value, 30)
     rng = random.Random(2)
     matcher = engine.matcher(120)
     while matcher.in_section:

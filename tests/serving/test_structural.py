@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,15 +47,10 @@ CASES = [
 ]
 
 
-@cache
-def smol() -> TokenVocabulary:
-    from gramwright.models.loader import load_tokenizer
-
-    return TokenVocabulary.from_tokenizer(load_tokenizer())
-
-
 @pytest.mark.parametrize(("choice", "parallel", "bound"), CASES)
-def test_tool_exports_load_and_agree(choice: str, parallel: int | None, bound: int | None) -> None:
+def test_tool_exports_load_and_agree(
+    smol: tuple[Any, TokenVocabulary], choice: str, parallel: int | None, bound: int | None
+) -> None:
     session = prepare_tools(str(TRAVEL), choice=choice, parallel=parallel)
     reasoning = Reasoning(bound) if bound else None
     exports = load_turn_exports(session.grammar, reasoning)
@@ -64,12 +59,12 @@ def test_tool_exports_load_and_agree(choice: str, parallel: int | None, bound: i
     rng = random.Random(f"{choice}{parallel}{bound}")
     docs = []
     # what our engine generates (real tokens, the budget closing the section and the calls)
-    engine = GrammarEngine(session.grammar.grammar, smol())
+    engine = GrammarEngine(session.grammar.grammar, smol[1])
     for _ in range(6):
         if reasoning is None:
             docs.append(tool_walk(engine, session.grammar, rng, rng.randint(120, 220)).text)
             continue
-        sectioned = SectionedEngine(GrammarEngine(reasoning.grammar(), smol()), engine, reasoning.max_tokens)
+        sectioned = SectionedEngine(GrammarEngine(reasoning.grammar(), smol[1]), engine, reasoning.max_tokens)
         matcher = sectioned.matcher(rng.randint(180, 260))
         while not matcher.is_terminated():
             matcher.consume(uniform_token(matcher, rng))

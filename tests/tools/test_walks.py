@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,13 +18,6 @@ from gramwright.tools import load_tools, prepare_tools
 from gramwright.tools.walks import tool_walk, walk_problems
 
 TRAVEL = Path(__file__).resolve().parents[1] / "fixtures" / "tools" / "travel.json"
-
-
-@cache
-def smol() -> TokenVocabulary:
-    from gramwright.models.loader import load_tokenizer
-
-    return TokenVocabulary.from_tokenizer(load_tokenizer())
 
 
 @pytest.mark.parametrize(
@@ -38,11 +31,13 @@ def smol() -> TokenVocabulary:
         ("none", None, 40),
     ],
 )
-def test_random_walks_keep_every_promise(choice: str, parallel: int | None, walks: int) -> None:
+def test_random_walks_keep_every_promise(
+    smol: tuple[Any, TokenVocabulary], choice: str, parallel: int | None, walks: int
+) -> None:
     tools = load_tools(TRAVEL)
     assert len(tools.tools) >= 10
     session = prepare_tools(tools, choice=choice, parallel=parallel)
-    engine = GrammarEngine(session.grammar.grammar, smol())
+    engine = GrammarEngine(session.grammar.grammar, smol[1])
     rng = random.Random(f"{choice}-{parallel}")
     shortest = engine.shortest_output()
     assert shortest is not None
@@ -69,10 +64,10 @@ def test_random_walks_keep_every_promise(choice: str, parallel: int | None, walk
         assert seen["text"] > 0  # both branches taken
 
 
-def test_a_walk_that_breaks_a_promise_is_caught() -> None:
+def test_a_walk_that_breaks_a_promise_is_caught(smol: tuple[Any, TokenVocabulary]) -> None:
     # the checker itself: a call to a tool that was not offered, and too many calls
     session = prepare_tools(str(TRAVEL), choice="get_time", parallel=1)
-    engine = GrammarEngine(prepare_tools(str(TRAVEL), choice="required").grammar.grammar, smol())
+    engine = GrammarEngine(prepare_tools(str(TRAVEL), choice="required").grammar.grammar, smol[1])
     rng = random.Random(3)
     found: set[str] = set()
     for _ in range(30):
