@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.models.loader import LoadedModel
     from gramwright.reasoning import Reasoning
+    from gramwright.schema.grounding import GroundedValue
 
 __all__ = ["Generation", "Generator", "SamplingOptions", "generate_structured"]
 
@@ -74,6 +75,8 @@ class Generation:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     reasoning_closed_by_budget: bool = False
+    # x-grounded values with their span in the source text (a source was given)
+    grounded: list[GroundedValue] = field(default_factory=list)
 
     @property
     def closed_by_budget(self) -> bool:
@@ -106,6 +109,8 @@ class Generation:
             out["reasoning_closed_by_budget"] = self.reasoning_closed_by_budget
         if self.validation is not None:
             out.update(self.validation.to_dict())
+        if self.grounded:
+            out["grounded"] = [g.to_dict() for g in self.grounded]
         return out
 
 
@@ -253,6 +258,8 @@ class Generator:
 
         sampling = sampling or SamplingOptions()
         source = source.for_generation(open_objects)
+        if source.source_text is not None:
+            use_cache = False  # a grammar built for one source text is rarely met again
         lm = self.load_model(progress)
         engine = self.engine_for(source, progress, use_cache=use_cache) if constrain else None
         text_prompt, plan = self.prompt_for(
@@ -287,6 +294,12 @@ class Generator:
             validation = validate_output(
                 result.text, source.schema, result.finish_reason, registry=source.registry
             )
+        grounded: list[GroundedValue] = []
+        if source.source_text is not None and validation is not None and validation.parsed:
+            from gramwright.schema.grounding import grounded_values
+
+            result.metrics["ground_ms"] = round(source.ground_ms, 2)
+            grounded = grounded_values(validation.value, source.schema, source.source_text)
         cut: list[str] = []
         if result.closing_offset is not None and source.is_schema:
             from gramwright.decode.cut import open_json_values
@@ -307,6 +320,7 @@ class Generator:
             reasoning=None if section is None else section.reasoning,
             reasoning_tokens=None if section is None else section.tokens,
             reasoning_closed_by_budget=False if section is None else section.closed_by_budget,
+            grounded=grounded,
         )
 
 
@@ -353,18 +367,24 @@ def generate_structured(
     on_token: Callable[[StepTrace], None] | None = None,
     progress: Progress = _quiet,
     reasoning: Reasoning | None = None,
+    source_text: str | None = None,
+    ground: bool = False,
 ) -> Generation:
     """Generate once: ``source`` is a schema/GBNF path, a bundled grammar name, or a compiled
     source; ``model`` a local HF model directory or ``.gguf`` file (default: the embedded
     SmolLM2-135M-Instruct). The source is compiled before any model is loaded, so a bad source
     fails fast. A schema's objects are closed (no undeclared members) unless ``open_objects`` or
-    the schema's ``x-runtime`` ``open_objects: true`` keeps them open. ``reasoning``: a bounded
-    reasoning section before the value (see :meth:`Generator.run`)."""
+    the schema's ``x-runtime`` ``open_objects: true`` keeps them open. ``source_text``: the
+    text the schema's ``x-grounded`` members copy their values from (``ground``: every plain
+    string of the schema is grounded); the result lists each grounded value's span in it.
+    ``reasoning``: a bounded reasoning section before the value (see :meth:`Generator.run`)."""
     compiled = (
         source.for_generation(open_objects)
         if isinstance(source, CompiledSource)
-        else load_for_generation(source, open_objects=open_objects)
+        else load_for_generation(source, open_objects=open_objects, ground=ground)
     )
+    if source_text is not None:
+        compiled = compiled.with_source(source_text)
     generator = Generator(model)
     if constrain:  # a budget below the shortest output is refused before the model loads
         generator.check_budget(compiled, (sampling or SamplingOptions()).max_tokens, progress)
