@@ -50,6 +50,9 @@ class AttemptOutput:
     metrics: dict[str, Any] = field(default_factory=dict)
     closed_by_budget: bool = False  # the masks closed the output as the token limit neared
     cut: list[str] = field(default_factory=list)  # JSON Pointers of the values that close cut short
+    # a backend that checks its output against the grammar it asked for (a serving engine) says
+    # here where the text left it: the attempt then fails with a ``grammar`` error
+    grammar_error: str = ""
 
 
 class Backend(Protocol):
