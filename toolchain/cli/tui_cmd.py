@@ -25,25 +25,27 @@ Examples:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("tui", help=HELP)
-    def tui_cmd(
-        schema: Path | None = typer.Argument(None, help="The JSON Schema (or .gbnf) to edit."),
-        model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
-        profile: str = typer.Option("gramwright", "--profile", "-p", help="Lint profile (target)."),
-        max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Sample budget (editable)."),
-    ) -> None:
-        from gramwright.lint import ProfileError, load_profile
+    app.command("tui", help=HELP)(tui_cmd)
 
-        if schema is not None and schema.is_dir():
-            common.fail(f"{schema}: is a directory, expected a schema file")
-        try:
-            load_profile(profile)
-        except ProfileError as exc:
-            common.fail(exc.one_line())
-        from gramwright.tui import run_tui
-        from gramwright.tui.session import SchemaSession
 
-        with common.user_errors():  # a binary or non-UTF-8 file: one line here, not a traceback
-            SchemaSession.open(schema, profile)
+def tui_cmd(
+    schema: Path | None = typer.Argument(None, help="The JSON Schema (or .gbnf) to edit."),
+    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    profile: str = typer.Option("gramwright", "--profile", "-p", help="Lint profile (target)."),
+    max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Sample budget (editable)."),
+) -> None:
+    from gramwright.lint import ProfileError, load_profile
 
-        run_tui(schema, model=model, profile=profile, max_tokens=max_tokens)
+    if schema is not None and schema.is_dir():
+        common.fail(f"{schema}: is a directory, expected a schema file")
+    try:
+        load_profile(profile)
+    except ProfileError as exc:
+        common.fail(exc.one_line())
+    from gramwright.tui import run_tui
+    from gramwright.tui.session import SchemaSession
+
+    with common.user_errors():  # a binary or non-UTF-8 file: one line here, not a traceback
+        SchemaSession.open(schema, profile)
+
+    run_tui(schema, model=model, profile=profile, max_tokens=max_tokens)
