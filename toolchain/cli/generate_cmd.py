@@ -5,11 +5,11 @@ What it prints, and where, is :mod:`gramwright.cli.render.generate`."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gramwright.cli import common
+from gramwright.cli import common, server_cli
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -32,6 +32,9 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+
+  gramwright generate --schema po.json --prompt "..." --backend llama-cpp  # the GGUF in llama.cpp
+  gramwright generate --schema po.json --prompt "..." --server http://localhost:8080  # a server
 """
 
 
@@ -43,7 +46,18 @@ def generate_cmd(
     prompt: str = typer.Option(..., "--prompt", "-p", help="The user request."),
     schema: str | None = typer.Option(None, "--schema", help="A JSON Schema file."),
     grammar: str | None = typer.Option(None, "--grammar", help="A .gbnf file or bundled name."),
-    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    model: str | None = typer.Option(
+        None, "--model", help="A local HF model dir or .gguf (with --server: the served model's id)."
+    ),
+    backend: str = typer.Option(
+        "transformers",
+        "--backend",
+        help="transformers | llama-cpp (the GGUF run in-process by llama.cpp, under the same masks).",
+    ),
+    server: str | None = server_cli.server_option(),
+    dialect: str | None = server_cli.dialect_option(),
+    api_key: str | None = server_cli.api_key_option(),
+    request_timeout: float = server_cli.timeout_option(),
     max_tokens: int = typer.Option(256, "--max-tokens", min=1),
     temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
     top_k: int = typer.Option(0, "--top-k", min=0),
@@ -84,6 +98,33 @@ def generate_cmd(
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import load_for_generation
 
+    if backend not in ("transformers", "llama-cpp"):
+        common.fail(f"unknown --backend {backend!r}", "use transformers or llama-cpp")
+    if server is not None:
+        with common.user_errors():
+            source = load_for_generation(
+                schema or grammar or "", open_objects=_objects(open_objects, close_objects)
+            )
+        remote = server_cli.make_backend(
+            server,
+            dialect=dialect,
+            api_key=api_key,
+            model=model,
+            schema_prompt=rendering,
+            timeout_s=request_timeout,
+        )
+        sampling = SamplingOptions(max_tokens, temperature, top_k, top_p, seed)
+        raise typer.Exit(
+            server_cli.generate_on_server(
+                remote,
+                source,
+                prompt,
+                max_tokens=max_tokens,
+                sampling=sampling,
+                constrain=not no_constrain,
+                fmt=fmt,
+            )
+        )
     console = Console(stderr=True)
     stream = fmt == "human" and sys.stdout.isatty()
     # the CLI owns its (short) process: no full collections over the engine's memo tables
@@ -93,12 +134,21 @@ def generate_cmd(
         source = load_for_generation(
             schema or grammar or "", open_objects=_objects(open_objects, close_objects)
         )
-        generator = Generator(model)
+        generator: Any
+        if backend == "llama-cpp":
+            from gramwright.llamacpp_generation import LlamaCppGenerator
+
+            generator = LlamaCppGenerator(model)
+        else:
+            generator = Generator(model)
         if not no_constrain:  # a budget below the shortest output: refused before the model loads
             generator.check_budget(source, max_tokens)
         with console.status("loading model…") as status:
             lm = generator.load_model(progress=lambda msg: status.update(msg))
-        console.print(render.model_line(lm))
+        if backend == "llama-cpp":
+            console.print(f"model {generator.name} in llama.cpp ({generator.load_s:.1f}s)")
+        else:
+            console.print(render.model_line(lm))
         result = generator.run(
             source,
             prompt,

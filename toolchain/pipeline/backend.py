@@ -23,6 +23,7 @@ from gramwright.errors import PipelineError
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
     from gramwright.generation import Generator, SamplingOptions
+    from gramwright.llamacpp_generation import LlamaCppGenerator
     from gramwright.sources import CompiledSource
 
 __all__ = ["AttemptOutput", "AttemptRequest", "Backend", "GeneratorBackend", "ScriptedBackend"]
@@ -64,11 +65,12 @@ class _Deadline(Exception):
 
 
 class GeneratorBackend:
-    """The embedded (or given) model under the source's grammar."""
+    """The embedded (or given) model under the source's grammar: transformers (:class:`Generator`)
+    or llama.cpp in-process (:class:`LlamaCppGenerator`), both under gramwright's masks."""
 
     def __init__(
         self,
-        generator: Generator | None = None,
+        generator: Generator | LlamaCppGenerator | None = None,
         model: str | None = None,
         *,
         schema_prompt: SchemaRendering = "compact",
