@@ -24,7 +24,7 @@ from gramwright.pipeline import run
 from gramwright.pipeline.batch import read_done
 from gramwright.serving import ServerBackend
 from gramwright.sources import load_source
-from tests.serving.llama_server import LlamaServer, free_port
+from tests.support.llama_server import LlamaServer, free_port
 
 pytestmark = pytest.mark.model  # a model runs (in the server's process)
 

@@ -20,7 +20,7 @@ from gramwright.pipeline import run
 from gramwright.serving import ServerBackend, ServerRejected, ServerUnavailable
 from gramwright.serving.client import RetryPolicy
 from gramwright.sources import load_source
-from tests.serving.fake_server import RECORDED, FakeServer, Reply, Seen, chat_reply, recorded_server
+from tests.support.fake_server import RECORDED, FakeServer, Reply, Seen, chat_reply, recorded_server
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = str(ROOT / "docs/examples/purchase_order.json")

@@ -35,6 +35,12 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --backend llama-cpp  # the GGUF in llama.cpp
   gramwright generate --schema po.json --prompt "..." --server http://localhost:8080  # a server
+  gramwright generate --schema po.json --prompt "..." --stream --timeout 30   # NDJSON events
+
+--stream writes one JSON object per line as it happens: a token event per token, a value event
+per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
+once no byte the grammar allows could extend it), and last an end event with finish_reason
+(stop | length | timeout | cancelled), the members final and still open, and the result.
 """
 
 
@@ -82,10 +88,21 @@ def generate_cmd(
         help="How the prompt shows the schema: compact (a type definition) | json | none. One "
         "that leaves no room for --max-tokens is left out, with a note.",
     ),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout as they happen: tokens, each JSON value once the grammar "
+        "has settled it, and an end event with the result (docs/streaming.md).",
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.0, help="Seconds of generation; then the stream ends as timeout."
+    ),
     fmt: str = common.format_option(),
     as_json: bool = common.json_option(),
 ) -> None:
     fmt = common.output_format(fmt, as_json)
+    if timeout is not None and not stream:
+        common.fail("--timeout ends a streamed run", "add --stream")
     if (schema is None) == (grammar is None):
         common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
     rendering = schema_rendering(schema_prompt)
@@ -126,7 +143,7 @@ def generate_cmd(
             )
         )
     console = Console(stderr=True)
-    stream = fmt == "human" and sys.stdout.isatty()
+    echo_tokens = fmt == "human" and sys.stdout.isatty()
     # the CLI owns its (short) process: no full collections over the engine's memo tables
     # while it generates (a library leaves the collector alone; see engine/collector.py)
     with common.user_errors(), frozen_after_cold_masks():
@@ -149,21 +166,65 @@ def generate_cmd(
             console.print(f"model {generator.name} in llama.cpp ({generator.load_s:.1f}s)")
         else:
             console.print(render.model_line(lm))
+        if stream:
+            raise typer.Exit(
+                _stream(
+                    generator,
+                    source,
+                    prompt,
+                    SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                    constrain=not no_constrain,
+                    timeout=timeout,
+                    rendering=rendering,
+                )
+            )
         result = generator.run(
             source,
             prompt,
             sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
             constrain=not no_constrain,
-            on_token=render.show_token if stream else None,
+            on_token=render.show_token if echo_tokens else None,
             schema_prompt=rendering,
         )
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)
     else:
-        typer.echo("" if stream else result.text)
+        typer.echo("" if echo_tokens else result.text)
         for line in render.stderr_lines(result, max_tokens):
             typer.echo(line, err=True)
     raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+
+
+def _stream(
+    generator: Any,
+    source: Any,
+    prompt: str,
+    sampling: Any,
+    *,
+    constrain: bool,
+    timeout: float | None,
+    rendering: SchemaRendering,
+) -> int:
+    """``--stream``: the events on stdout; the exit code (130 after Ctrl-C, whose end event,
+    ``cancelled``, is written first)."""
+    from gramwright.cli.render.stream import write_event
+    from gramwright.cli.streaming_cli import EXIT_INTERRUPTED, generate_exit
+    from gramwright.streaming.run import stream_generation
+
+    try:
+        result = stream_generation(
+            source,
+            prompt,
+            write_event,
+            generator=generator,
+            sampling=sampling,
+            constrain=constrain,
+            timeout_s=timeout,
+            schema_prompt=rendering,
+        )
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return generate_exit(result)
 
 
 def schema_rendering(value: str) -> SchemaRendering:

@@ -52,6 +52,14 @@ Examples:
   gramwright check schema.json pretty.json --whitespace flexible
 
   echo '{"a":1}' | gramwright check schema.json -
+
+--stream reads stdin as it arrives (a hosted API's output, piped in as it comes) and reports the
+first byte at which the text can never complete the moment that byte is read, with the same
+offset, line:col, allowed bytes and schema pointer the whole-document check gives; after each
+piece, "incomplete so far" or "complete so far". Exit 0 only when the stream ended complete
+and valid (docs/streaming.md):
+
+  printf '{"supplier":"ACME","total_amount":-5' | gramwright check --stream docs/examples/purchase_order.json
 """
 
 
@@ -123,8 +131,16 @@ def compile_cmd(
 
 def check_cmd(
     grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
-    document: str = typer.Argument(..., help="The document to check, or - for stdin."),
+    document: str | None = typer.Argument(
+        None, help="The document to check, or - for stdin (--stream: stdin, always)."
+    ),
     exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="Read stdin as it arrives: report where it stands after each piece and the first "
+        "byte that can never complete the moment it is read (NDJSON with --format json).",
+    ),
     fmt: str = common.format_option(),
     whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
     engine: str | None = typer.Option(
@@ -136,6 +152,17 @@ def check_cmd(
     check_engine_name(engine)
     with common.user_errors():
         loaded = load_source(grammar, whitespace=space)
+    if stream:
+        if document not in (None, "-") or engine is not None:
+            common.fail(
+                "--stream reads the document from stdin", "pipe it in: … | gramwright check --stream S"
+            )
+        from gramwright.cli.streaming_cli import check_stream
+
+        with common.user_errors():
+            raise typer.Exit(check_stream(loaded, exact=exact, fmt=fmt))
+    if document is None:  # optional only for --stream: said as the parser says a missing argument
+        common.fail("gramwright check: missing argument DOCUMENT", "see 'gramwright check --help'")
     data = common.read_bytes(document)
     with common.user_errors():
         verdict = check_document(loaded, data, exact=exact)

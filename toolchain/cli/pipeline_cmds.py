@@ -34,6 +34,12 @@ Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finishe
 and flushed; at the end a summary table (or --format json).
 
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --stream   # NDJSON events
+
+--stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
+value once the grammar has settled it, and an end event with the row's StructuredResult; the
+--output file is written as without it, and a summary event comes last (docs/streaming.md).
 """
 
 
@@ -212,12 +218,20 @@ def extract_cmd(
         min=1,
         help="With --server: rows in flight at once (a new one starts as one ends).",
     ),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout, each with the row's id: every attempt's tokens and "
+        "settled values, an end event with the StructuredResult, a summary event last.",
+    ),
     fmt: str = common.format_option(),
 ) -> None:
     fmt = common.output_format(fmt)
     common.check_output(output_path, str(input_path))
     if concurrency > 1 and server is None:
         common.fail("--concurrency needs --server", "the local model runs one row at a time")
+    if concurrency > 1 and stream:
+        common.fail("--stream writes one row's events at a time", "give --concurrency 1 with --stream")
     from gramwright.cli.generate_cmd import schema_rendering
 
     rendering = schema_rendering(schema_prompt)
@@ -255,20 +269,37 @@ def extract_cmd(
             server_cli.say_plan(plan)  # what the dialect cannot carry: before any request
         else:
             backend = _backend(backend_spec, model, rendering)
+
+        def solve(item: Any) -> Any:
+            if not stream:
+                return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+            from gramwright.cli.render.stream import with_fields
+            from gramwright.streaming.run import stream_pipeline
+
+            emit = with_fields(id=item.id)
+            return stream_pipeline(source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
+
         before = len(read_done(output_path))
         started = time.perf_counter()
-        rows = _extract(
-            inputs,
-            output_path,
-            metrics_path,
-            lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
-            concurrency,
-        )
+        try:
+            rows = _extract(inputs, output_path, metrics_path, solve, concurrency)
+        except KeyboardInterrupt:
+            if not stream:
+                raise
+            from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
+
+            # the row's end event (cancelled) is written; the rows before it are in --output
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         wall = time.perf_counter() - started
     summary = summarize([_metrics_of(r) for r in rows])
     if plan is not None:
         summary["server"] = server_cli.server_summary(plan, rows, len(rows) - before, wall, concurrency)
-    _print_summary(summary, fmt)
+    if stream:
+        from gramwright.cli.render.stream import write_event
+
+        write_event({"event": "summary", **summary})
+    else:
+        _print_summary(summary, fmt)
     raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
 
 
