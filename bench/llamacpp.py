@@ -30,7 +30,7 @@ def main() -> None:
     source = load_source(str(SCHEMA)).for_generation()
     report: dict[str, Any] = {}
     for name, gen in (("transformers", Generator()), ("llama-cpp", LlamaCppGenerator())):
-        gen.run(source, "warm up", sampling=SamplingOptions(max_tokens=8))  # model load, engine, masks
+        gen.run(source, "warm up", sampling=SamplingOptions(max_tokens=40))  # model load, engine, masks
         tokens, seconds, accepted, texts = 0, 0.0, 0, []
         for prompt in PROMPTS:
             t0 = time.perf_counter()
