@@ -87,14 +87,12 @@ def test_the_dialect_is_said_by_the_server_or_given() -> None:
 
 
 def test_the_plan_says_what_the_dialect_cannot_carry_before_any_request() -> None:
-    schema = json.loads(Path(SCHEMA).read_text(encoding="utf-8"))
-    schema["properties"]["supplier"]["x-grounded"] = True
     with recorded_server("vllm", GOOD) as server:
-        plan = _backend(server.url).prepare(load_source("po.json", text=json.dumps(schema)))
+        plan = _backend(server.url).prepare(load_source(SCHEMA))
         assert server.chats() == []  # said before any request
-    assert set(plan.not_carried) == {"budget_close", "clipped_mass", "prompt_fit", "x_grounded"}
+    assert set(plan.not_carried) == {"budget_close", "clipped_mass", "prompt_fit"}
     lines = "\n".join(plan.lines())
-    assert "not carried by vllm: budget_close" in lines and "x_grounded" in lines
+    assert "not carried by vllm: budget_close" in lines and "vllm-request export" in lines
 
 
 def test_a_server_that_ignores_the_grammar_is_caught_by_the_recognizer() -> None:

@@ -9,7 +9,6 @@ What the server cannot carry is said before any request (:meth:`ServerBackend.pr
   then salvages, flagged — as for any cut output;
 * **clipped mass**: a server does not report the probability its grammar removed, so the
   confidence has no such factor;
-* **x-grounded** values (substrings of the source text): not in the exported grammar;
 * the prompt is not fitted to the server's context (no tokenizer here): an overlong prompt is the
   server's error, reported as such.
 
@@ -56,11 +55,7 @@ NOT_CARRIED = {
     "prompt_fit": "the prompt is not fitted to the server's context; an overlong prompt is refused "
     "by the server and reported",
 }
-GROUNDED = (
-    "x_grounded",
-    "x-grounded values (substrings of the source) are not in the exported grammar; the server "
-    "may write any string there",
-)
+_PREPARED_KEPT = 16  # exports kept (a grounded batch makes one grammar per row's source text)
 
 
 @dataclass
@@ -197,8 +192,6 @@ class ServerBackend:
         gbnf = _grammar_text(fields)
         sent = parse_gbnf(gbnf, f"<{target}>")
         not_carried = dict(NOT_CARRIED)
-        if source.is_schema and _mentions(source.schema, "x-grounded"):
-            not_carried[GROUNDED[0]] = GROUNDED[1]
         notes = [n for n in exported.notes if "response_format" not in n]
         if info.note:
             notes.append(info.note)
@@ -215,6 +208,8 @@ class ServerBackend:
         prepared = _Prepared(plan, fields, compile_grammar(sent), source.grammar)
         with self._lock:
             self._prepared[key] = prepared
+            while len(self._prepared) > _PREPARED_KEPT:  # grounded rows: one grammar per source text
+                self._prepared.pop(next(iter(self._prepared)))
         return prepared
 
     def messages(self, source: CompiledSource, prompt: str) -> list[dict[str, str]]:
@@ -306,11 +301,3 @@ def _grammar_text(fields: dict[str, Any]) -> str:
         if isinstance(value, str):
             return value
     raise ServingError("the export body carries no grammar text")
-
-
-def _mentions(value: Any, keyword: str) -> bool:
-    if isinstance(value, dict):
-        return keyword in value or any(_mentions(v, keyword) for v in value.values())
-    if isinstance(value, list):
-        return any(_mentions(v, keyword) for v in value)
-    return False
