@@ -12,6 +12,7 @@ from dataclasses import dataclass
 class HelpTopic:
     title: str
     markdown: str
+    keys: str = ""  # the screen's own key table (empty: the schema workbench's)
 
 
 GLOBAL_KEYS = """\
@@ -29,7 +30,22 @@ GLOBAL_KEYS = """\
 | `ctrl+o` | load a document file into the Check tab |
 | `ctrl+e` | export the canonical GBNF next to the schema |
 | `tab` / `shift+tab` | move between panels |
+| `f9` | next screen: schema workbench → patch review (the palette names each screen) |
 | `ctrl+q` | quit (asks first when the schema has unsaved edits) |
+"""
+
+REVIEW_KEYS = """\
+| Key | What it does |
+| --- | --- |
+| `↑` / `↓` | move between files and edits (the selected edit's diff shows on the right) |
+| `a` / `x` | accept / reject the selected edit (failed edits start rejected) |
+| `e` | edit the selected edit's new text; `escape` ends the edit and re-checks it at once |
+| `w` | apply the accepted edits, all-or-nothing, after a confirmation naming every file |
+| `u` | undo this screen's last apply (byte for byte; asks first) |
+| `s` | export the accepted edits as a unified diff (`git apply` / `gramwright apply` take it) |
+| `r` | re-read the files and re-check every edit |
+| `o` | open another patch file |
+| `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
 """
 
 TOPICS: dict[str, HelpTopic] = {
@@ -95,6 +111,28 @@ model wanted anyway; dark red ones were forced by the grammar.
 At the end: the finish reason (`stop`, or `length` when the token budget ran out: the JSON is then
 truncated and not parsed), the metrics, and the schema validation of the result.
 """,
+    ),
+    "review": HelpTopic(
+        "Patch review",
+        """\
+A patch from any model (SEARCH/REPLACE blocks, a unified diff or a Codex `*** Begin Patch`
+envelope), checked against the files as `gramwright apply --check` checks it. On the left every
+file and its edits, each with its status: **exact**, **tolerant** (and at which level: trailing
+whitespace, CRLF, indentation, Unicode look-alikes; applied only with `--fuzzy`) or **failed**
+(and why). On the right the selected edit: as a diff with three lines of context and the file's
+line numbers; for a failed edit, the file's **nearest lines** (numbered, `!` marks those that
+differ) and the lines the edit's old text has instead.
+
+Accept or reject each edit; only the accepted ones are applied, exported or counted. Editing an
+edit's new text re-checks it at once (a Python or JSON file that would no longer parse is
+refused, as on the command line).
+
+**Before anything is written** every file is hashed again: a file that changed on disk since the
+review read it is never overwritten. The apply is refused naming each such file, the patch is
+re-checked against the files as they are now, and you decide again. Every apply goes to the
+backup journal (`.gramwright/journal/`); `u` here or `gramwright undo` restores the files.
+""",
+        REVIEW_KEYS,
     ),
 }
 

@@ -48,10 +48,21 @@ Screen { layout: vertical; }
 #sample-result { height: auto; padding: 0 1; }
 #sample-legend { height: 1; padding: 0 1; }
 
-#error-bar { height: 1; padding: 0 1; background: $panel; }
-#error-bar.-error { background: $error 20%; }
+#error-bar, #screen-errors { height: 1; padding: 0 1; background: $panel; }
+#error-bar.-error, #screen-errors.-error { background: $error 20%; }
 
-HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, PathPrompt, ErrorsScreen { align: center middle; }
+#review-main { height: 1fr; }
+#review-tree { width: 2fr; min-width: 30; max-width: 60; border: round $secondary 50%; }
+#review-tree:focus { border: round $secondary; }
+#review-right { width: 3fr; }
+#review-scroll { height: 1fr; border: round $primary 50%; }
+#review-detail { padding: 0 1; }
+#review-new { height: 12; border: round $accent; }
+#review-summary { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+
+HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, ConfirmScreen, PathPrompt, ErrorsScreen {
+    align: center middle;
+}
 #help-body, #errors-body {
     width: 80%; height: 80%; padding: 0 2;
     border: round $primary; background: $surface;
