@@ -15,7 +15,7 @@ A review is immutable: each decision returns a new one (the TUI keeps the latest
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,6 +41,7 @@ __all__ = [
     "export_accepted",
     "open_review",
     "recheck",
+    "replace_edit",
     "set_accepted",
     "set_new_text",
     "stale_files",
@@ -197,6 +198,31 @@ def set_new_text(review: Review, index: int, text: str) -> Review:
     else:
         new_text[index] = lines
     return _checked(replace(review, new_text=new_text))
+
+
+def replace_edit(review: Review, index: int, candidates: Sequence[Edit]) -> Review:
+    """Edit ``index`` replaced by a regenerated one: of ``candidates`` (a new patch's edits), the
+    edit of the same file whose old text is most like the original's. Re-checked at once; it is
+    accepted when it applies. :class:`PatchError` when no candidate edits that file."""
+    original = review.patch.edits[index - 1]
+    key = resolve_path(review.root, original.path, original.patch_line).key
+    same = [c for c in candidates if resolve_path(review.root, c.path, c.patch_line).key == key]
+    if not same:
+        raise PatchError(
+            f"the regenerated patch has no edit of {original.path}",
+            where=original.path,
+            hint="regenerate again, or edit the new text by hand (e)",
+        )
+    old = "".join(original.old)
+
+    def likeness(edit: Edit) -> float:
+        return difflib.SequenceMatcher(None, "".join(edit.old), old, autojunk=False).ratio()
+
+    best = replace(max(same, key=likeness), path=original.path, patch_line=original.patch_line)
+    edits = (*review.patch.edits[: index - 1], best, *review.patch.edits[index:])
+    new_text = {i: lines for i, lines in review.new_text.items() if i != index}
+    checked = _checked(replace(review, patch=replace(review.patch, edits=edits), new_text=new_text))
+    return set_accepted(checked, index, checked.check(index).status != "failed")
 
 
 def stale_files(review: Review) -> tuple[StaleFile, ...]:

@@ -177,10 +177,13 @@ async def test_export_help_palette_and_screens(project: Path) -> None:
         await pilot.press("enter")  # accepted.patch, under the root
         await wait_for(pilot, (project / "accepted.patch").exists)
         git(project, "apply", "--check", "accepted.patch")
-        # f9: the schema workbench, whose keys work again; f9 again: the review, as it was
+        # f9: the schema workbench, whose keys work again; the pipeline view, the edit screen; the review
         await pilot.press("f9")
         await wait_for(pilot, lambda: app.current_workspace == "schema")
         assert "screen: Patch review" in [c.name for c in palette_commands(app)]
+        for name in ("pipeline", "edit"):
+            await pilot.press("f9")
+            await wait_for(pilot, lambda n=name: app.current_workspace == n)  # type: ignore[misc]
         await pilot.press("f9")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.review is not None and screen.review.accepted == {1, 3}

@@ -62,12 +62,15 @@ def run(
     rules: RulesArg = None,
     backend: Backend | None = None,
     sampling: SamplingOptions | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
     **overrides: Any,
 ) -> StructuredResult:
     """Run the three layers for ``prompt`` under ``source`` (a JSON Schema path or compiled source).
 
     ``policy`` defaults to the schema's ``x-runtime`` block; ``overrides`` replace policy fields
-    (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests)."""
+    (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests).
+    ``on_attempt`` sees each attempt as soon as it is judged (its errors, and the feedback its
+    prompt carried); an exception it raises stops the run there and propagates (a cancel)."""
     compiled = source if isinstance(source, CompiledSource) else load_source(source)
     if not compiled.is_schema:
         raise PipelineError(
@@ -88,7 +91,7 @@ def run(
     if check is not None and policy.decode_mode == "constrained":
         # a first-attempt limit below the shortest output: refused before the model loads
         check(compiled, min(policy.max_tokens, policy.token_budget))
-    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
+    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling, on_attempt)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
     return result
@@ -102,8 +105,10 @@ class _Loop:
         rules: RuleSet,
         backend: Backend,
         sampling: SamplingOptions | None,
+        on_attempt: Callable[[Attempt], None] | None = None,
     ) -> None:
         self.source = source
+        self.on_attempt = on_attempt
         self.policy = policy
         self.rules = rules
         self.backend = backend
@@ -151,6 +156,8 @@ class _Loop:
                 made_with_mask=constrain,
             )
             self._record(index, out, request, judged, feedback)
+            if self.on_attempt is not None:
+                self.on_attempt(self.attempts[-1])
             if judged.ok:
                 return succeed(judged, self.attempts, self.rules, layer=1 if index == 0 else 2, policy=policy)
             if best is None or judged.rank() > best.rank():

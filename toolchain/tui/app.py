@@ -13,9 +13,10 @@ move between them). Errors from every screen go to one log (``f2``).
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -59,6 +60,11 @@ from gramwright.tui.widgets.errors import ErrorBar, ErrorRecord, record
 from gramwright.tui.widgets.grammar import GrammarPanel
 from gramwright.tui.widgets.sample import SamplePanel
 
+if TYPE_CHECKING:
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.editors.patch.review import Review
+    from gramwright.pipeline import Backend
+
 LINT_DELAY_S = 0.3  # lint and compile this long after the last keystroke
 
 
@@ -99,8 +105,13 @@ _SCHEMA_ACTIONS = {
     "load_document",
     "export_gbnf",
 }
-SCREENS = ("schema", "review")
-SCREEN_TITLES = {"schema": "Schema workbench", "review": "Patch review"}
+SCREENS = ("schema", "pipeline", "edit", "review")
+SCREEN_TITLES = {
+    "schema": "Schema workbench",
+    "pipeline": "Pipeline view",
+    "edit": "Edit (generate a patch)",
+    "review": "Patch review",
+}
 
 
 class GramwrightApp(App[None]):
@@ -120,7 +131,7 @@ class GramwrightApp(App[None]):
         Binding("escape", "cancel", "Cancel", priority=True),
         Binding("ctrl+o", "load_document", "Load doc", show=False, priority=True),
         Binding("ctrl+g", "export_gbnf", "Export GBNF", show=False, priority=True),
-        Binding("f9", "next_screen", "Screens", priority=True),
+        Binding("f9", "next_screen", "Next screen", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -132,16 +143,21 @@ class GramwrightApp(App[None]):
         profile: str = DEFAULT_PROFILE,
         max_tokens: int = 256,
         patch: Path | None = None,
+        sources: Sequence[Path] = (),
         root: Path | None = None,
         fuzzy: bool = False,
         start: str = "schema",
+        pipeline_backend: Backend | None = None,
     ) -> None:
         super().__init__()
         self.session, self._initial_text = SchemaSession.open(schema, profile)
         self.root = (root or Path.cwd()).resolve()
         self.patch = patch
+        self.sources = tuple(sources)
+        self.model = model
         self.fuzzy = fuzzy
-        self.start = "review" if patch is not None else start
+        self.pipeline_backend = pipeline_backend  # None: the model; a ScriptedBackend in tests
+        self.start = "review" if patch is not None else "edit" if sources else start
         self.sampler = Sampler(model)
         self._sample_lock = threading.Lock()  # one generation at a time, even after a cancel
         self.max_tokens = max_tokens
@@ -215,10 +231,39 @@ class GramwrightApp(App[None]):
         if name == "schema":
             return self.schema_screen
         if not self.is_screen_installed(name):
+            from gramwright.tui.edit_screen import EditScreen
+            from gramwright.tui.pipeline_screen import PipelineScreen
             from gramwright.tui.review_screen import ReviewScreen
 
-            self.install_screen(ReviewScreen(self.root, self.patch, fuzzy=self.fuzzy), name)
+            screen: Screen[Any]
+            if name == "review":
+                screen = ReviewScreen(self.root, self.patch, fuzzy=self.fuzzy)
+            elif name == "edit":
+                screen = EditScreen(self.root, self.sources, model=self.model)
+            else:
+                screen = PipelineScreen(self.pipeline_backend)
+            self.install_screen(screen, name)
         return self.get_screen(name)
+
+    def open_generated(self, review: Review, instruction: str) -> None:
+        """A patch the edit screen generated: into the review, with regenerate wired to the edit screen."""
+        from gramwright.tui.edit_screen import EditScreen
+        from gramwright.tui.review_screen import ReviewScreen
+
+        screen = self.workspace("review")
+        editor = self.workspace("edit")
+        assert isinstance(screen, ReviewScreen) and isinstance(editor, EditScreen)
+        screen.on_regenerate = editor.regenerate
+        screen.show_review(review, f"generated · {instruction}")
+        self.show_workspace("review")
+
+    def regenerated(self, index: int, result: EditResult) -> None:
+        """A regenerated edit, from the edit screen, for the review (which stays in front)."""
+        from gramwright.tui.review_screen import ReviewScreen
+
+        screen = self.workspace("review")
+        assert isinstance(screen, ReviewScreen)
+        screen.take_regenerated(index, result)
 
     def show_workspace(self, name: str) -> Screen[Any]:
         """Bring screen ``name`` to the front (over the schema workbench, which stays underneath)."""
@@ -482,6 +527,12 @@ class GramwrightApp(App[None]):
             self.set_profile(event.profile)
 
     # -- navigation -----------------------------------------------------------------------------------
+
+    def goto_schema(self, pointer: str) -> None:
+        """Show the schema workbench with the editor's cursor at ``pointer`` (a schema location)."""
+        self.show_workspace("schema")
+        self.editor.focus()
+        self._goto_pointer(GotoPointer(pointer))
 
     @on(GotoPointer)
     def _goto_pointer(self, event: GotoPointer) -> None:

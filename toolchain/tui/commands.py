@@ -64,7 +64,38 @@ def review_commands(app: GramwrightApp) -> list[PaletteCommand]:
         ]
     if screen.last_entry is not None:
         out.append(PaletteCommand("review: Undo last apply", screen.action_undo, "Restore the files (u)"))
+    if screen.review is not None and screen.on_regenerate is not None:
+        out.append(
+            PaletteCommand(
+                "review: Regenerate edit", screen.action_regenerate, "Same instruction, that file (g)"
+            )
+        )
     return out
+
+
+def edit_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.edit_screen import EditScreen
+
+    screen = app.screen
+    assert isinstance(screen, EditScreen)
+    if screen.running:
+        return [PaletteCommand("edit: Cancel", screen.action_cancel, "Stop the running generation (escape)")]
+    return [
+        PaletteCommand(
+            "edit: Generate", screen.action_generate, "The model writes a patch for the picked files"
+        ),
+        PaletteCommand("edit: Unpick all files", screen.action_clear_files, "Start the file choice again"),
+    ]
+
+
+def pipeline_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.pipeline_screen import PipelineScreen
+
+    screen = app.screen
+    assert isinstance(screen, PipelineScreen)
+    if screen.running:
+        return [PaletteCommand("pipeline: Cancel", screen.action_cancel, "Stop after the current attempt")]
+    return [PaletteCommand("pipeline: Run", screen.action_run, "The workbench's schema on the prompt (f8)")]
 
 
 def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
@@ -76,6 +107,10 @@ def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
         )
     if app.current_workspace == "review":
         return review_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "edit":
+        return edit_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "pipeline":
+        return pipeline_commands(app) + screen_commands(app) + common
     return schema_commands(app) + screen_commands(app) + common
 
 

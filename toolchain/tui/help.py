@@ -44,7 +44,29 @@ REVIEW_KEYS = """\
 | `u` | undo this screen's last apply (byte for byte; asks first) |
 | `s` | export the accepted edits as a unified diff (`git apply` / `gramwright apply` take it) |
 | `r` | re-read the files and re-check every edit |
+| `g` | regenerate the selected edit (a generated patch): the same instruction, that file alone |
 | `o` | open another patch file |
+| `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
+"""
+
+EDIT_KEYS = """\
+| Key | What it does |
+| --- | --- |
+| `enter` (in the tree) | pick or unpick a file; on a folder, fold or unfold it |
+| `enter` (in the instruction) / `f8` | generate: the model writes a patch for the picked files |
+| `escape` | cancel the running generation |
+| `tab` / `shift+tab` | move between the tree, the instruction, format, model, budget and max new lines |
+| `ctrl+l` | unpick every file |
+| `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
+"""
+
+PIPELINE_KEYS = """\
+| Key | What it does |
+| --- | --- |
+| `enter` (in the prompt) / `f8` | run the pipeline: the workbench's schema, this prompt |
+| `escape` | cancel (the run stops after the attempt in progress) |
+| `↑` / `↓` (in the list) | the attempt, its output, its errors, the feedback sent to the next one |
+| `enter` (on an error) | show the schema workbench with the cursor on that error's subschema |
 | `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
 """
 
@@ -133,6 +155,44 @@ re-checked against the files as they are now, and you decide again. Every apply 
 backup journal (`.gramwright/journal/`); `u` here or `gramwright undo` restores the files.
 """,
         REVIEW_KEYS,
+    ),
+    "pipeline": HelpTopic(
+        "Pipeline view",
+        """\
+The schema in the workbench and a prompt through the three-layer pipeline (`gramwright run`):
+**layer 1** a constrained attempt; **layer 2** validation (the schema, then the `x-rules` business
+rules) and, on failure, a retry whose prompt carries the errors as feedback; **layer 3** salvage
+(a flagged partial value) when the budget runs out. The policy is the schema's `x-runtime` block.
+
+Each attempt appears as soon as it is judged: layer, finish reason, tokens against its limit,
+whether the budget closed it, and its errors, each with the JSON Pointer of the value it is about.
+On the right: the attempt's output, its errors, the feedback its prompt carried and the feedback
+sent to the next attempt. `enter` on an error moves the schema editor's cursor to the subschema
+that describes that value. At the bottom: the result — status (ok, partial, degraded, failed),
+the layer that made it, the confidence and the value.
+""",
+        PIPELINE_KEYS,
+    ),
+    "edit": HelpTopic(
+        "Edit: a local model writes a patch",
+        """\
+Pick the files to change in the project tree (it lists what git tracks or would track, so
+`.gitignore`d folders are left out), write what to change, and press `enter`. The model (the
+embedded SmolLM2, or the path in the model field) writes a patch in the chosen format —
+SEARCH/REPLACE blocks or a unified diff — under a grammar **built from those files**: every line it
+says is in a file is one of that file's lines, so the patch applies by construction (it is still
+checked, as `gramwright edit` checks it).
+
+Tokens stream in as they are sampled, shaded by clipped mass as in the Sample tab: the share of the
+model's probability the mask removed (dark red: forced by the grammar). The budget (max tokens)
+always holds: near its end the grammar closes the patch. `closed_by_budget: yes` says that happened
+and which block's new text may be cut short. **Max new lines** bounds each block's new text (a small
+model tends to repeat a line until the budget ends).
+
+When the patch parses, it opens in the **Patch review**: accept or reject each edit there, and `g`
+regenerates one edit with the same instruction, for its file alone.
+""",
+        EDIT_KEYS,
     ),
 }
 

@@ -34,6 +34,7 @@ from gramwright.editors.patch.review import (
     export_accepted,
     open_review,
     recheck,
+    replace_edit,
     set_accepted,
     set_new_text,
 )
@@ -41,13 +42,24 @@ from gramwright.errors import PatchError
 from gramwright.fsutil import atomic_write_text
 from gramwright.tui.screens import ConfirmScreen, PathPrompt
 from gramwright.tui.widgets.errors import ErrorBar
-from gramwright.tui.widgets.review import edit_detail, edit_label, file_label, summary
+from gramwright.tui.widgets.review import edit_detail, edit_label, file_label, status_words, summary
 
 if TYPE_CHECKING:
+    from gramwright.editors.generate.edit import EditResult
     from gramwright.tui.app import GramwrightApp
 
 # keys that type text while the new-text editor has focus
-_LETTER_ACTIONS = {"accept", "reject", "edit_text", "apply", "undo", "export", "recheck", "open_patch"}
+_LETTER_ACTIONS = {
+    "accept",
+    "reject",
+    "edit_text",
+    "apply",
+    "undo",
+    "export",
+    "recheck",
+    "open_patch",
+    "regenerate",
+}
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,7 @@ class ReviewScreen(Screen[None]):
         Binding("u", "undo", "Undo"),
         Binding("s", "export", "Export"),
         Binding("r", "recheck", "Re-check"),
+        Binding("g", "regenerate", "Regenerate"),
         Binding("o", "open_patch", "Open patch", show=False),
         Binding("escape", "done_editing", "Done editing"),
     ]
@@ -97,7 +110,10 @@ class ReviewScreen(Screen[None]):
         self.stale: tuple[StaleFile, ...] = ()
         self.last_entry: str | None = None  # the journal entry of this screen's last apply
         self.editing: int | None = None  # the edit whose new text is in the editor
-        self.on_regenerate: Callable[[int], None] | None = None  # set when the patch was generated
+        # set when the patch was generated: regenerate(index, path) on the edit screen
+        self.on_regenerate: Callable[[int, str], bool] | None = None
+        self.regenerating: int | None = None
+        self._pending: tuple[Review, str] | None = None
         self._edit_nodes: dict[int, Any] = {}
         self._file_nodes: dict[str, Any] = {}
 
@@ -138,7 +154,10 @@ class ReviewScreen(Screen[None]):
         self.query_one("#review-scroll").border_title = "Edit"
         self.new_text.display = False
         self.sub_title = f"review · {self.root}"
-        if self.patch_path is not None:
+        if self._pending is not None:
+            self._set_loaded(*self._pending)
+            self._pending = None
+        elif self.patch_path is not None:
             self.load(self.patch_path)
         elif self.review is None:
             self.detail.update(
@@ -154,7 +173,11 @@ class ReviewScreen(Screen[None]):
         self.load_worker(path)
 
     def show_review(self, review: Review, source: str) -> None:
-        """Show a review made elsewhere (a generated patch)."""
+        """Show a review made elsewhere (a generated patch); before the screen is first shown,
+        when it mounts."""
+        if not self.is_mounted:
+            self._pending = (review, source)
+            return
         self._set_loaded(review, source)
 
     @work(thread=True, exclusive=True, group="review", name="load", exit_on_error=False)
@@ -165,6 +188,7 @@ class ReviewScreen(Screen[None]):
     def _set_loaded(self, review: Review, source: str) -> None:
         self.review, self.source, self.stale = review, source, ()
         self.last_entry = None
+        self.regenerating = None
         self._build_tree()
         self.sub_title = f"review · {source}"
         self._refresh()
@@ -354,6 +378,35 @@ class ReviewScreen(Screen[None]):
             PathPrompt("Export the accepted edits as a unified diff", "accepted.patch"), chosen
         )
 
+    def action_regenerate(self) -> None:
+        index, review, again = self.current, self.review, self.on_regenerate
+        if index is None or review is None or again is None:
+            return
+        if not again(index, review.check(index).path):
+            self.notify("a generation is running (see the Edit screen)", severity="warning")
+            return
+        self.regenerating = index
+        self.notify(
+            f"regenerating edit {index} for {review.check(index).path} (it streams on the Edit screen)"
+        )
+        self.refresh_bindings()
+
+    def take_regenerated(self, index: int, result: EditResult) -> None:
+        """The regenerated edit ``index`` replaces the old one (re-checked; accepted if it applies)."""
+        self.regenerating = None
+        if self.review is None:
+            return
+        if result.patch is None:
+            self.notify(f"regenerated edit {index} does not parse: {result.parse_error}", severity="warning")
+            return
+        try:
+            self.review = replace_edit(self.review, index, result.patch.edits)
+        except PatchError as exc:
+            self.gw.report_error("regenerate", exc)
+            return
+        self._refresh()
+        self.notify(f"edit {index} regenerated: {status_words(self.review.check(index))}")
+
     def action_open_patch(self) -> None:
         def chosen(path: str | None) -> None:
             if path:
@@ -370,6 +423,8 @@ class ReviewScreen(Screen[None]):
             return self.review is not None
         if action == "undo":
             return self.last_entry is not None
+        if action == "regenerate":
+            return self.review is not None and self.on_regenerate is not None and self.regenerating is None
         return True
 
     # -- the one place where this screen's worker results and errors arrive --------------------------
@@ -392,6 +447,7 @@ class ReviewScreen(Screen[None]):
 
     def _apply_result(self, result: object) -> None:
         if isinstance(result, _Loaded):
+            self.on_regenerate = None  # a patch file: no instruction to regenerate from
             self._set_loaded(result.review, result.source)
         elif isinstance(result, _Rechecked):
             kept = self.review

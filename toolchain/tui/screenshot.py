@@ -4,7 +4,12 @@
 and compile, highlights the first error diagnostic and saves Textual's SVG export of the screen.
 ``--screen review`` writes a small project and a three-file patch (one edit of which does not
 match) to a temporary folder, opens the patch review and selects the failed edit, so its nearest
-lines show.
+lines show. ``--screen edit`` writes the same project, picks ``app/config.py`` and has the
+embedded model write a patch for it (it loads the model: a minute or more), captured once the
+patch is written, with its tokens shaded by clipped mass and the budget line.
+``--screen pipeline`` opens a small schema with an ``x-rules`` rule in the pipeline view, its
+generation backend scripted to answer first with a value the rule rejects, then a valid one (the
+validation, rules, retry feedback and result are the pipeline's own).
 """
 
 from __future__ import annotations
@@ -54,11 +59,11 @@ Totals are computed per order, quantities included.
 """
 
 
-async def _until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + 120
+async def _until(pilot: Pilot[Any], done: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
     while not done():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"no {what} within 120 s")
+            raise TimeoutError(f"no {what} within {timeout:.0f} s")
         await pilot.pause(0.1)
 
 
@@ -82,10 +87,7 @@ async def capture_review(out: Path, *, size: tuple[int, int] = (120, 40)) -> Pat
     from gramwright.tui.review_screen import ReviewScreen
 
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "shop"
-        for name, text in DEMO_FILES.items():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            (root / name).write_text(text, encoding="utf-8")
+        root = _demo_project(tmp)
         patch = Path(tmp) / "fix.patch"
         patch.write_text(DEMO_PATCH, encoding="utf-8")
         app = GramwrightApp(None, patch=patch, root=root)
@@ -102,15 +104,93 @@ async def capture_review(out: Path, *, size: tuple[int, int] = (120, 40)) -> Pat
     return out
 
 
+def _demo_project(tmp: str) -> Path:
+    root = Path(tmp) / "shop"
+    for name, text in DEMO_FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+async def capture_edit(out: Path, *, size: tuple[int, int] = (120, 40)) -> Path:
+    from textual.widgets import Input
+
+    from gramwright.tui.edit_screen import EditScreen
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _demo_project(tmp)
+        app = GramwrightApp(None, sources=(root / "app" / "config.toml",), root=root)
+        async with app.run_test(size=size) as pilot:
+            await _until(pilot, lambda: isinstance(app.screen, EditScreen), "edit screen")
+            screen = app.screen
+            assert isinstance(screen, EditScreen)
+            screen.query_one("#edit-max-tokens", Input).value = "96"
+            screen.query_one("#edit-max-lines", Input).value = "2"
+            screen.query_one("#edit-instruction", Input).focus()
+            await pilot.press(*"Use port 9000.", "enter")
+            await _until(pilot, lambda: screen.last is not None, "generation", timeout=900)
+            app.show_workspace("edit")
+            await pilot.pause(1.0)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(app.export_screenshot(title="gramwright tui app/config.toml"), encoding="utf-8")
+    return out
+
+
+PIPELINE_SCHEMA = {
+    "type": "object",
+    "required": ["name", "age"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"type": "string", "maxLength": 20},
+        "age": {"type": "integer", "minimum": 0, "maximum": 30},
+    },
+    "x-rules": [
+        {"id": "adult", "rule": "self.age >= 1", "message": "age must be at least 1", "fieldPath": "/age"}
+    ],
+}
+
+
+async def capture_pipeline(out: Path, *, size: tuple[int, int] = (120, 40)) -> Path:
+    import json
+
+    from gramwright.pipeline import ScriptedBackend
+    from gramwright.tui.pipeline_screen import PipelineScreen
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cat.json"
+        path.write_text(json.dumps(PIPELINE_SCHEMA, indent=2) + "\n", encoding="utf-8")
+        backend = ScriptedBackend.of('{"name":"Tom","age":0}', '{"name":"Tom","age":3}')
+        app = GramwrightApp(path, pipeline_backend=backend)
+        async with app.run_test(size=size) as pilot:
+            screen = app.show_workspace("pipeline")
+            assert isinstance(screen, PipelineScreen)
+            await pilot.pause(0.5)
+            screen.query_one("#pipe-prompt").focus()
+            await pilot.press("ctrl+a", "ctrl+k", *"Tom, a cat, three years old", "enter")
+            await _until(pilot, lambda: screen.result is not None, "pipeline result")
+            screen.attempt_list.focus()
+            await pilot.press("up")  # attempt 1's error: its output and the feedback it caused
+            await pilot.pause(1.0)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(
+                app.export_screenshot(title="gramwright tui cat.json · pipeline"), encoding="utf-8"
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--screen", choices=("schema", "review"), default="schema")
+    parser.add_argument("--screen", choices=("schema", "review", "edit", "pipeline"), default="schema")
     parser.add_argument("--schema", type=Path, default=DEFAULT_SCHEMA)
     parser.add_argument("--profile", default="openai-strict")
     args = parser.parse_args(argv)
     if args.screen == "review":
         print(asyncio.run(capture_review(args.out)))
+    elif args.screen == "pipeline":
+        print(asyncio.run(capture_pipeline(args.out)))
+    elif args.screen == "edit":
+        print(asyncio.run(capture_edit(args.out)))
     else:
         print(asyncio.run(capture(args.schema, args.out, profile=args.profile)))
 

@@ -15,6 +15,7 @@ from gramwright.editors.patch.review import (
     export_accepted,
     open_review,
     recheck,
+    replace_edit,
     set_accepted,
     set_new_text,
     stale_files,
@@ -143,3 +144,21 @@ def test_project_files_respect_gitignore(tmp_path: Path) -> None:
     # in a repository git decides: ignored folders out, untracked but not ignored ones in
     assert project_files(tmp_path) == (".gitignore", ".hidden/h.txt", "notes.md", "src/app.py")
     assert project_files(tmp_path / "src") == ("app.py",)
+
+
+def test_replace_edit_takes_the_regenerated_edit_of_that_file(project: Path) -> None:
+    review = open_review(parse_patch(PATCH), project)
+    regenerated = parse_patch(
+        sr("c.md", "# Title\n", "# Heading\n")
+        + sr("c.md", "more text\n", "MORE text\n")
+        + sr("b.txt", "beta\n", "BETA\n")
+    ).edits
+    # edit 2 (b.txt, failed): the regenerated b.txt edit replaces it, applies, and is accepted
+    fixed = replace_edit(review, 2, regenerated)
+    assert fixed.edit(2).old == ("beta\n",) and fixed.check(2).status == "exact"
+    assert fixed.accepted == {1, 2, 3}
+    # edit 3 (c.md, "some text"): of two c.md edits, the one whose old text is most like it
+    third = replace_edit(set_new_text(review, 3, "x\n"), 3, regenerated)
+    assert third.edit(3).old == ("more text\n",) and 3 not in third.new_text
+    with pytest.raises(PatchError, match=r"no edit of a\.py"):
+        replace_edit(review, 1, regenerated)

@@ -94,8 +94,8 @@ def edit_detail(review: Review, index: int) -> Text:
             text.append(f"\nnearest: {nearest.span} ({nearest.similarity:.0%} similar)\n", style="bold")
             width = len(str(nearest.end_line))
             for near in nearest.lines:
-                row = f"{'!' if near.differs else ' '} {near.number:>{width}} │ {near.text}\n"
-                text.append(row, style="yellow" if near.differs else "")
+                marked = f"{'!' if near.differs else ' '} {near.number:>{width}} │ {near.text}\n"
+                text.append(marked, style="yellow" if near.differs else "")
             if nearest.unmatched:
                 text.append("the old text has instead:\n", style="bold")
                 for missing in nearest.unmatched:
