@@ -11,8 +11,9 @@ grammar and regex caches are cleared and a garbage collection is run, so one sch
 for the caches or the garbage of the ones before it (the built-in tables — formats, the shared
 JSON rules, the tokenizer — stay warm, as after the first call in any process).
 
-Peers — llguidance and XGrammar, benchmark-only dependencies — compile the same schemas (compact
-JSON, as ours) and fill their first token mask with the embedded SmolLM2 tokenizer, on a
+Peers — llguidance and XGrammar, benchmark-only dependencies, through the adapters in
+``gramwright.serving.engines`` — compile the same schemas (compact JSON, as ours) and fill their
+first token mask with the embedded SmolLM2 tokenizer, on a
 deterministic sample (``--peers-every N``: the schemas whose name hashes to 0 mod N). On that
 sample ours is timed the same way: ``compile_schema`` + ``compile_grammar`` + the first token
 mask (our token engine, no disk cache, and without the masks it shares between grammars unless
@@ -29,11 +30,11 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from bench.masks import DATA, SPLITS
 from gramwright.schema.conformance import time_limit
+from gramwright.serving.engines import MaskEngine, mask_engine
 
 TIMEOUT_S = 10.0
 
@@ -58,10 +59,10 @@ def cold() -> None:
     """Forget what earlier schemas left behind (outside every timed region)."""
     import gc
 
-    from gramwright.recognizer import compile_grammar
+    from gramwright.recognizer.recognizer import clear_compile_cache
     from gramwright.schema.compiler import strings
 
-    compile_grammar.cache_clear()
+    clear_compile_cache()
     strings._translate.cache_clear()  # the regex translation memo
     gc.collect()
 
@@ -111,10 +112,11 @@ def ours_first_mask(vocab: Any, recognizer: Any, ready_ms: float) -> dict[str, A
 
 # -- peers ---------------------------------------------------------------------------------------
 class Peers:
-    """llguidance and XGrammar with one shared tokenizer; missing pieces are reported, not fatal."""
+    """llguidance and XGrammar through :mod:`gramwright.serving.engines` on one shared tokenizer;
+    missing pieces are reported, not fatal."""
 
     def __init__(self) -> None:
-        self.available: dict[str, Callable[[Any], dict[str, Any]]] = {}
+        self.engines: dict[str, MaskEngine] = {}
         self.notes: list[str] = []
         self.vocab: Any = None
         try:
@@ -129,66 +131,28 @@ class Peers:
         except Exception as exc:  # noqa: BLE001
             self.notes.append(f"peers skipped: no tokenizer ({type(exc).__name__}: {exc})")
             return
-        self.size = self.vocab.size
-        try:
-            import llguidance
-            import llguidance.hf
-            import llguidance.numpy
-
-            self.ll_tok = llguidance.hf.from_tokenizer(tokenizer)
-            self.ll = llguidance
-            self.available["llguidance"] = self.llguidance
-        except Exception as exc:  # noqa: BLE001
-            self.notes.append(f"llguidance skipped: {type(exc).__name__}: {exc}")
-        try:
-            import xgrammar
-
-            self.xgr = xgrammar
-            info = xgrammar.TokenizerInfo.from_huggingface(tokenizer, vocab_size=self.size)
-            # No cache: every schema is compiled cold, like ours.
-            self.xgr_compiler = xgrammar.GrammarCompiler(info, max_threads=1, cache_enabled=False)
-            self.available["xgrammar"] = self.xgrammar
-        except Exception as exc:  # noqa: BLE001
-            self.notes.append(f"xgrammar skipped: {type(exc).__name__}: {exc}")
+        for name in ("llguidance", "xgrammar"):
+            try:
+                # XGrammar on one compiler thread and without its cache: every schema cold, like ours
+                self.engines[name] = mask_engine(name, tokenizer, self.vocab, max_threads=1)
+            except Exception as exc:  # noqa: BLE001
+                self.notes.append(f"{name} skipped: {type(exc).__name__}: {exc}")
 
     def forget_shared_masks(self) -> None:
         """Our token engine shares masks between grammars on one tokenizer (by content
         signature); a cold first mask starts without them, as the peers' do."""
         self.vocab.tables.forget_shared()
 
-    def llguidance(self, schema: Any) -> dict[str, Any]:
-        import numpy as np
-
+    def first_mask(self, name: str, schema: Any) -> dict[str, Any]:
+        """Peer ``name`` compiles ``schema`` and fills its first token mask, timed as a whole."""
+        engine = self.engines[name]
         t0 = time.perf_counter()
         try:
             with time_limit(TIMEOUT_S):
-                grammar = self.ll.LLMatcher.grammar_from_json_schema(
-                    json.dumps(schema), defaults={"whitespace_flexible": False}
-                )
-                matcher = self.ll.LLMatcher(self.ll_tok, grammar, log_level=0)
-                if matcher.is_error():
-                    return {"status": "refused", "reason": matcher.get_error()[:200]}
-                mask = np.full(((self.size + 31) // 32,), -1, dtype=np.int32).reshape(1, -1)
-                self.ll.numpy.fill_next_token_bitmask(matcher, mask)
+                engine.mask(engine.matcher(engine.compile(schema)))
         except TimeoutError:
             return {"status": "timeout"}
-        except Exception as exc:  # noqa: BLE001
-            return {"status": "refused", "reason": f"{type(exc).__name__}: {exc}"[:200]}
-        return {"status": "compiled", "ms": (time.perf_counter() - t0) * 1000}
-
-    def xgrammar(self, schema: Any) -> dict[str, Any]:
-        t0 = time.perf_counter()
-        try:
-            with time_limit(TIMEOUT_S):
-                compiled = self.xgr_compiler.compile_json_schema(
-                    json.dumps(schema), any_whitespace=False, separators=(",", ":")
-                )
-                matcher = self.xgr.GrammarMatcher(compiled)
-                bitmask = self.xgr.allocate_token_bitmask(1, self.size)
-                matcher.fill_next_token_bitmask(bitmask)
-        except TimeoutError:
-            return {"status": "timeout"}
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a refusal, whatever the engine raises
             return {"status": "refused", "reason": f"{type(exc).__name__}: {exc}"[:200]}
         return {"status": "compiled", "ms": (time.perf_counter() - t0) * 1000}
 
@@ -253,7 +217,7 @@ def bench_split(
             errors[r["reason"][:80]] += 1
         elif r["status"] == "timeout":
             timeouts.append(f.name)
-        if peers is None or not peers.available or not sampled(f"{split}/{f.stem}", peers_every):
+        if peers is None or not peers.engines or not sampled(f"{split}/{f.stem}", peers_every):
             continue
         row: dict[str, Any] = {"split": split, "schema": f.name, "ours": r["status"]}
         if r["status"] == "compiled":
@@ -262,9 +226,9 @@ def bench_split(
             m = ours_first_mask(peers.vocab, recognizer, r["ready_ms"])
             row["ours"], row["ours_ms"] = m["status"], m.get("ms")
         del recognizer
-        for name, fn in peers.available.items():
+        for name in peers.engines:
             cold()
-            row[name] = fn(schema)
+            row[name] = peers.first_mask(name, schema)
         rows.append(row)
     sample.extend(rows)
     slowest = sorted(ours_compile, reverse=True)[:5]
@@ -284,7 +248,7 @@ def bench_split(
         "errors_by_reason": dict(errors.most_common(10)),
     }
     if rows and peers is not None:
-        out["peer_sample"] = compare(rows, list(peers.available))
+        out["peer_sample"] = compare(rows, list(peers.engines))
     return out
 
 
@@ -322,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
             split, peers, args.peers_every, args.limit, sample, args.shared_masks
         )
     if sample and peers is not None:
-        result["peer_sample"] = compare(sample, list(peers.available))
+        result["peer_sample"] = compare(sample, list(peers.engines))
         result["peer_sample"]["schemas"] = [f"{r['split']}/{r['schema']}" for r in sample]
     if args.json:
         print(json.dumps(result, indent=2))

@@ -5,8 +5,8 @@ llguidance, xgrammar; next prompt: …) so that drift of this shared machine hit
 alike; we report the median over repetitions of each variant's ms/token and the overhead versus
 unconstrained. The loop is the same for every variant: forward → (mask → apply) → argmax.
 
-    python bench/e2e.py --json [--schema docs/examples/purchase_order.json] [--reps 3]
-    python bench/e2e.py --json --fresh-process [--schemas 6] [--max-tokens 96]   # as a user runs it
+    python -m bench.e2e --json [--schema docs/examples/purchase_order.json] [--reps 3]
+    python -m bench.e2e --json --fresh-process [--schemas 6] [--max-tokens 96]   # as a user runs it
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from gramwright.serving.engines import EngineMissing, LLGuidanceMasks, XGrammarMasks, mask_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = [
@@ -79,43 +81,23 @@ class OursMasker:
         return not self.m.is_terminated()
 
 
-class LlgMasker:
-    def __init__(self, tok: Any, grammar: Any) -> None:
-        import llguidance
-        import llguidance.torch
+class PeerMasker:
+    """A peer through :mod:`gramwright.serving.engines` in the decode loop: its mask filled, then
+    applied to the logits with the peer's own kernel; the token consumed."""
 
-        self.llg = llguidance
-        self.m = llguidance.LLMatcher(tok, grammar)
-        self.bitmask = llguidance.torch.allocate_token_bitmask(1, tok.vocab_size)
+    def __init__(self, engine: LLGuidanceMasks | XGrammarMasks, compiled: Any) -> None:
+        self.engine = engine
+        self.m = engine.matcher(compiled)
 
     def apply(self, logits: torch.Tensor) -> torch.Tensor:
-        self.llg.torch.fill_next_token_bitmask(self.m, self.bitmask, 0)
+        self.engine.mask(self.m)
         logits = logits.unsqueeze(0).clone()
-        self.llg.torch.apply_token_bitmask_inplace(logits, self.bitmask)
+        self.engine.apply(logits)
         return logits[0]
 
     def consume(self, tid: int) -> bool:
-        self.m.consume_token(tid)
-        return not self.m.is_stopped() and not self.m.is_error()
-
-
-class XgrMasker:
-    def __init__(self, compiled: Any, vocab_size: int) -> None:
-        import xgrammar as xgr
-
-        self.xgr = xgr
-        self.m = xgr.GrammarMatcher(compiled)
-        self.bitmask = xgr.allocate_token_bitmask(1, vocab_size)
-
-    def apply(self, logits: torch.Tensor) -> torch.Tensor:
-        self.m.fill_next_token_bitmask(self.bitmask)
-        logits = logits.unsqueeze(0).clone()
-        self.xgr.apply_token_bitmask_inplace(logits, self.bitmask)
-        return logits[0]
-
-    def consume(self, tid: int) -> bool:
-        self.m.accept_token(tid)
-        return not self.m.is_terminated()
+        self.engine.consume(self.m, tid)
+        return not self.engine.finished(self.m)
 
 
 def main() -> None:
@@ -156,27 +138,15 @@ def main() -> None:
     variants: dict[str, Any] = {"unconstrained": lambda: None}
     shared_engine = GrammarEngine(grammar, vocab)  # ours keeps its caches across requests, as in serving
     variants["ours"] = lambda: OursMasker(shared_engine)
-    try:
-        import llguidance
-        import llguidance.hf
-
-        llg_tok = llguidance.hf.from_tokenizer(lm.tokenizer)
-        llg_grammar = llguidance.LLMatcher.grammar_from_json_schema(
-            json.dumps(schema), defaults={"whitespace_flexible": False}
-        )
-        variants["llguidance"] = lambda: LlgMasker(llg_tok, llg_grammar)
-    except ImportError:
-        print("llguidance not installed (bench extra)", file=sys.stderr)
-    try:
-        import xgrammar as xgr
-
-        info = xgr.TokenizerInfo.from_huggingface(lm.tokenizer, vocab_size=vocab.size)
-        xgr_compiled = xgr.GrammarCompiler(info).compile_json_schema(
-            json.dumps(schema), any_whitespace=False, separators=(",", ":")
-        )
-        variants["xgrammar"] = lambda: XgrMasker(xgr_compiled, vocab.size)
-    except ImportError:
-        print("xgrammar not installed (bench extra)", file=sys.stderr)
+    for peer in ("llguidance", "xgrammar"):
+        try:
+            engine = mask_engine(peer, lm.tokenizer, vocab)
+        except EngineMissing:
+            print(f"{peer} not installed (bench extra)", file=sys.stderr)
+            continue
+        assert isinstance(engine, LLGuidanceMasks | XGrammarMasks)
+        compiled = engine.compile(schema)
+        variants[peer] = lambda engine=engine, compiled=compiled: PeerMasker(engine, compiled)
 
     system = system_prompt(schema=schema)
     per_variant: dict[str, list[float]] = {name: [] for name in variants}

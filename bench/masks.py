@@ -17,11 +17,16 @@ a library's default instead.
 
     python -m bench.masks --json [--per-split 8] [--splits Github_easy,Kubernetes]
     python -m bench.masks --json --fresh-process --per-split 2   # a new process per schema
+    python -m bench.masks --json --per-split 2 --per-schema 2 --peers '' --digest   # same masks?
+
+``--digest`` adds the sha256 of our masks (the int32 bitmask rows, in replay order; the first 16
+hex digits): a change to the engine must leave it as it was (docs/dev/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import sys
@@ -115,6 +120,9 @@ def main() -> None:
         "to pausing it during cold masks and freezing afterwards, as `gramwright generate` does",
     )
     parser.add_argument(
+        "--digest", action="store_true", help="add the sha256 of our masks in replay order (same masks?)"
+    )
+    parser.add_argument(
         "--fresh-process",
         action="store_true",
         help="replay each schema in its own new process per engine, ours with the mask store "
@@ -155,6 +163,8 @@ def main() -> None:
     failures: dict[str, dict[str, int]] = {e.name: {"compile": 0, "rejected_token": 0} for e in engines}
     tokens = 0
     replayed = 0
+    digest = hashlib.sha256()
+    digested = 0
     cases = pick_cases(args.splits.split(","), args.per_split, args.per_schema)
     for i, (name, schema, instances) in enumerate(cases):
         print(f"[{i + 1}/{len(cases)}] {name}", file=sys.stderr)
@@ -185,6 +195,9 @@ def main() -> None:
                     e.mask(m)
                     us = (time.perf_counter() - t0) * 1e6
                     times[e.name].append(us)
+                    if args.digest and e.name == "ours":  # outside the timed region
+                        digest.update(np.asarray(e.bitmask).tobytes())
+                        digested += 1
                     if everyone:
                         common[e.name].append(us)
                     if not e.consume(m, tid):
@@ -205,6 +218,9 @@ def main() -> None:
             "failures": failures[e.name],
         }
     result["common"] = {e.name: summary(common[e.name]) for e in engines}
+    if args.digest:
+        result["digest"] = digest.hexdigest()[:16]
+        result["digested_masks"] = digested
     same = result["common"]
     for peer in ("llguidance", "xgrammar"):
         if peer in same and same[peer].get("n"):

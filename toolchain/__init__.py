@@ -22,6 +22,9 @@ The public API (the CLI and the TUI are thin layers over these)::
   flagged salvage, under a :class:`Policy` (the schema's ``x-runtime``); :func:`validate_text` runs
   layers 2–3 on text produced elsewhere (extracted, repaired and logged), :func:`validate_output`
   only validates
+* :func:`stream_generation` / :func:`stream_pipeline`: the same runs as NDJSON-ready events —
+  tokens, each JSON value once the grammar has settled it (:class:`ValueStream`), and an ``end``
+  event with the result; :class:`StreamCheck` checks a document as it arrives (docs/streaming.md)
 * errors: :class:`GramwrightError` (``message``, ``where``, ``hint``) and one subclass per layer
 
 Data flow (one way through): schema → lint / compile → Grammar IR → GBNF text and recognizer →
@@ -52,6 +55,9 @@ if TYPE_CHECKING:
     from gramwright.pipeline import Policy, StructuredResult, validate_text
     from gramwright.pipeline import run as run_pipeline
     from gramwright.sources import CompiledSource
+    from gramwright.streaming import EventStream, ValueStream
+    from gramwright.streaming.check import StreamCheck
+    from gramwright.streaming.run import stream_generation, stream_pipeline
     from gramwright.validate import Validation, validate_output
 
 # The public names are loaded on first use (PEP 562), so importing a light submodule — the pytest
@@ -81,6 +87,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     **{name: ("gramwright.pipeline", name) for name in ("Policy", "StructuredResult", "validate_text")},
     "run_pipeline": ("gramwright.pipeline", "run"),
     "CompiledSource": ("gramwright.sources", "CompiledSource"),
+    **{name: ("gramwright.streaming", name) for name in ("EventStream", "ValueStream")},
+    "StreamCheck": ("gramwright.streaming.check", "StreamCheck"),
+    **{name: ("gramwright.streaming.run", name) for name in ("stream_generation", "stream_pipeline")},
     **{name: ("gramwright.validate", name) for name in ("Validation", "validate_output")},
 }
 
@@ -106,6 +115,7 @@ __all__ = [
     "CheckResult",
     "CompiledSource",
     "EngineError",
+    "EventStream",
     "Generation",
     "Generator",
     "GrammarError",
@@ -118,14 +128,18 @@ __all__ = [
     "SamplingOptions",
     "SchemaError",
     "SourceError",
+    "StreamCheck",
     "StructuredResult",
     "Validation",
+    "ValueStream",
     "__version__",
     "check_document",
     "compile_source",
     "generate_structured",
     "lint_schema",
     "run_pipeline",
+    "stream_generation",
+    "stream_pipeline",
     "validate_output",
     "validate_text",
 ]

@@ -24,7 +24,7 @@ from gramwright.positions import line_col
 from gramwright.recognizer import InputRejected, Recognizer, describe_bytes
 from gramwright.sources import CompiledSource
 
-__all__ = ["CheckResult", "check_document", "line_col"]
+__all__ = ["CheckResult", "check_document", "incomplete", "line_col", "rejection"]
 
 
 @dataclass
@@ -116,14 +116,25 @@ def _verdict(loaded: CompiledSource, rec: Recognizer, data: bytes) -> CheckResul
     try:
         rec.feed(data)
     except InputRejected as exc:
-        if exc.accepting and not exc.allowed:
-            what = "unexpected content after a complete document"
-        else:
-            what = f"byte {exc.byte:#04x} ({chr(exc.byte)!r}) not allowed"
-        return _stopped(loaded, data, "rejected", exc.position, exc.allowed, exc.active_rules, what)
+        return rejection(loaded, data, exc)
     if not rec.is_accepting():
-        return _stopped(loaded, data, "incomplete", len(data), rec.allowed_bytes(), rec.active_rules(), "")
+        return incomplete(loaded, data, rec)
     return CheckResult(accepted=True, reason="accepted", offset=len(data), message="accepted")
+
+
+def rejection(loaded: CompiledSource, data: bytes, exc: InputRejected) -> CheckResult:
+    """The verdict on ``data`` (the input up to at least the rejected byte) when ``exc`` says
+    where the recognizer stopped: also what ``check --stream`` reports the moment it happens."""
+    if exc.accepting and not exc.allowed:
+        what = "unexpected content after a complete document"
+    else:
+        what = f"byte {exc.byte:#04x} ({chr(exc.byte)!r}) not allowed"
+    return _stopped(loaded, data, "rejected", exc.position, exc.allowed, exc.active_rules, what)
+
+
+def incomplete(loaded: CompiledSource, data: bytes, rec: Recognizer) -> CheckResult:
+    """The verdict on ``data``, all of it read by ``rec`` without reaching an accepting state."""
+    return _stopped(loaded, data, "incomplete", len(data), rec.allowed_bytes(), rec.active_rules(), "")
 
 
 def _stopped(

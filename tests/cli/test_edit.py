@@ -90,7 +90,7 @@ def test_constrained_edit_applies_and_undo_restores_the_bytes(tmp_path: Path) ->
     ("fmt", "bound"), [("search-replace", "REPLACE section"), ("udiff", "run of + lines")]
 )
 def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: str) -> None:
-    from gramwright.cli.edit_cmd import _human
+    from gramwright.cli.render.edit import render_edit
     from gramwright.editors.generate.edit import EditResult
     from gramwright.editors.patch.model import EditFormat
     from gramwright.generation import Generation
@@ -102,7 +102,7 @@ def test_a_truncated_unparsed_output_says_what_to_raise(fmt: str, bound: str) ->
         format=EditFormat(fmt), constrained=True, root=".", files=("app.py",), generation=gen,
         patch_text=cut, patch=None, parse_error=error, report=None,
     )  # fmt: skip
-    text = _human(result)
+    text = render_edit(result)
     assert (
         "not parsed:" in text and "truncated at 24 tokens (finish_reason length): raise --max-tokens" in text
     )

@@ -10,20 +10,14 @@ import typer
 from typer.testing import CliRunner
 
 from gramwright.cli import lint_cmd
+from tests.support.cli import command_app
 
 PO = Path(__file__).parents[1] / "fixtures" / "lint"
 
 
 @pytest.fixture(scope="module")
 def app() -> typer.Typer:
-    app = typer.Typer()
-    lint_cmd.register(app)
-
-    @app.command("other")
-    def _other() -> None:  # a second command keeps `lint` a named subcommand
-        pass
-
-    return app
+    return command_app(lint_cmd.register)
 
 
 @pytest.fixture

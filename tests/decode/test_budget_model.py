@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
 import jsonschema
@@ -30,19 +29,12 @@ SCHEMA = {
 }
 
 
-@lru_cache(maxsize=1)
-def loaded() -> tuple[Any, TokenVocabulary]:
-    from gramwright.models.loader import load_model
-    from gramwright.models.vocabulary import vocabulary_of_loaded
-
-    lm = load_model(None, device="cpu")
-    return lm, vocabulary_of_loaded(lm)
-
-
-def test_a_tight_budget_closes_the_output_complete_and_valid() -> None:
+def test_a_tight_budget_closes_the_output_complete_and_valid(
+    embedded_model: tuple[Any, TokenVocabulary],
+) -> None:
     from gramwright.models.loader import apply_chat_template
 
-    lm, vocab = loaded()
+    lm, vocab = embedded_model
     engine = GrammarEngine(compile_schema(SCHEMA).grammar, vocab)
     shortest = engine.shortest_output()
     assert shortest is not None
@@ -60,11 +52,11 @@ def test_a_tight_budget_closes_the_output_complete_and_valid() -> None:
     assert any(s.closing for s in result.steps)
 
 
-def test_logits_processor_takes_max_new_tokens() -> None:
+def test_logits_processor_takes_max_new_tokens(embedded_model: tuple[Any, TokenVocabulary]) -> None:
     import torch
     from transformers import LogitsProcessorList
 
-    lm, vocab = loaded()
+    lm, vocab = embedded_model
     engine = GrammarEngine(load_bundled("json"), vocab)
     ids = lm.tokenizer("Write a long JSON list of fruits:", return_tensors="pt").input_ids
     proc = GrammarLogitsProcessor(engine, prompt_length=ids.shape[-1], max_new_tokens=10)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
 import pytest
@@ -18,19 +17,12 @@ from gramwright.grammar.ir import Grammar, alt, literal, seq
 pytestmark = pytest.mark.model
 
 
-@lru_cache(maxsize=1)
-def loaded() -> tuple[Any, TokenVocabulary]:
-    from gramwright.models.loader import load_model
-    from gramwright.models.vocabulary import vocabulary_of_loaded
-
-    lm = load_model(None, device="cpu")
-    return lm, vocabulary_of_loaded(lm)
-
-
-def test_constrained_generation_is_in_the_grammar_and_reports_metrics() -> None:
+def test_constrained_generation_is_in_the_grammar_and_reports_metrics(
+    embedded_model: tuple[Any, TokenVocabulary],
+) -> None:
     from gramwright.models.loader import apply_chat_template
 
-    lm, vocab = loaded()
+    lm, vocab = embedded_model
     schema = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}
     engine = GrammarEngine(load_bundled("json"), vocab)
     prompt = apply_chat_template(lm.tokenizer, system_prompt(schema=schema), "A cat named Tom, age 3.")
@@ -53,11 +45,11 @@ def test_constrained_generation_is_in_the_grammar_and_reports_metrics() -> None:
     assert all(s.clipped_mass is not None for s in result.steps)
 
 
-def test_logits_processor_with_transformers_generate() -> None:
+def test_logits_processor_with_transformers_generate(embedded_model: tuple[Any, TokenVocabulary]) -> None:
     import torch
     from transformers import LogitsProcessorList
 
-    lm, vocab = loaded()
+    lm, vocab = embedded_model
     grammar = Grammar({"root": seq(literal("Answer: "), alt(literal("yes"), literal("no")))})
     engine = GrammarEngine(grammar, vocab)
     ids = lm.tokenizer("Is the sky blue?", return_tensors="pt").input_ids
@@ -71,11 +63,13 @@ def test_logits_processor_with_transformers_generate() -> None:
     assert text in ("Answer: yes", "Answer: no")
 
 
-def test_a_prompt_longer_than_the_context_is_refused_before_any_forward_pass() -> None:
+def test_a_prompt_longer_than_the_context_is_refused_before_any_forward_pass(
+    embedded_model: tuple[Any, TokenVocabulary],
+) -> None:
     from gramwright.decode.generate import _room, context_length
     from gramwright.errors import ModelError
 
-    lm, _vocab = loaded()
+    lm, _vocab = embedded_model
     limit = context_length(lm.model)
     assert limit == 8192  # SmolLM2-135M's max_position_embeddings
     long_prompt = "word " * (limit + 100)  # well past it: more than one token per word or not

@@ -4,6 +4,8 @@ state and device, bounded."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -17,7 +19,7 @@ from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.bundled import load_bundled
 from gramwright.grammar.ir import Grammar, literal
 from gramwright.recognizer import compile_grammar
-from tests.engine.test_engine import _encode, smol
+from tests.support.tokens import encode
 
 
 def _blocked_by_ids(ids: np.ndarray, width: int) -> torch.Tensor:
@@ -52,13 +54,13 @@ def test_unpacking_on_a_gpu_matches_the_cpu() -> None:
     assert torch.equal(on_gpu.cpu(), blocked_from_bitmask(words, 49_216))
 
 
-def test_tensor_masks_follow_a_replay_and_are_reused() -> None:
-    tok, vocab = smol()
+def test_tensor_masks_follow_a_replay_and_are_reused(smol: tuple[Any, TokenVocabulary]) -> None:
+    tok, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     masks = TensorMasks()
     width = vocab.size + 40  # a head wider than the tokenizer: padding logits are always blocked
     matcher = engine.matcher()
-    ids = _encode(tok, '{"a":[1,2,3],"b":"text text text"}')
+    ids = encode(tok, '{"a":[1,2,3],"b":"text text text"}')
     for tid in ids:
         blocked = masks.blocked(matcher, width, torch.device("cpu"))
         assert torch.equal(blocked, _blocked_by_ids(matcher.allowed_token_ids(), width))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -22,29 +22,22 @@ from gramwright.schema import compile_schema
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "budget.py"
 
 
-@cache
-def smol() -> TokenVocabulary:
-    from gramwright.models.loader import load_tokenizer
-
-    return TokenVocabulary.from_tokenizer(load_tokenizer())
+def _engine(gbnf: str, vocab: TokenVocabulary) -> GrammarEngine:
+    return GrammarEngine(parse_gbnf(gbnf), vocab)
 
 
-def _engine(gbnf: str) -> GrammarEngine:
-    return GrammarEngine(parse_gbnf(gbnf), smol())
-
-
-def test_shortest_output_counts_bytes_and_eos() -> None:
+def test_shortest_output_counts_bytes_and_eos(smol: tuple[Any, TokenVocabulary]) -> None:
     # "x" then three digits (4 bytes) beats "hello" (5): 4 tokens and EOS
-    engine = _engine('root ::= "hello" | "x" [0-9]{3} | "long-" [a-z]+')
+    engine = _engine('root ::= "hello" | "x" [0-9]{3} | "long-" [a-z]+', smol[1])
     assert engine.shortest_output() == 5
     # through a rule and a repetition: "[" item ("," item){2,} "]" with item ::= [0-9]
-    engine = _engine('root ::= "[" item ("," item){2,5} "]"\nitem ::= [0-9] | "ten"')
+    engine = _engine('root ::= "[" item ("," item){2,5} "]"\nitem ::= [0-9] | "ten"', smol[1])
     assert engine.shortest_output() == 7 + 1
 
 
-def test_a_budget_below_the_shortest_output_is_refused_in_one_line() -> None:
+def test_a_budget_below_the_shortest_output_is_refused_in_one_line(smol: tuple[Any, TokenVocabulary]) -> None:
     schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-    engine = GrammarEngine(compile_schema(schema).grammar, smol())
+    engine = GrammarEngine(compile_schema(schema).grammar, smol[1])
     shortest = engine.shortest_output()
     assert shortest == len('{"name":""}') + 1
     with pytest.raises(BudgetTooSmall) as err:
@@ -70,11 +63,12 @@ def test_a_vocabulary_without_a_byte_counts_only_paths_it_can_write() -> None:
         only_c.matcher(10)
 
 
-def test_closing_masks_are_exact() -> None:
+def test_closing_masks_are_exact(smol: tuple[Any, TokenVocabulary]) -> None:
     """In the closing zone a token is allowed iff today's mask allows it and, after it, the
     shortest completion (EOS counted) fits in what is left — checked token by token."""
     engine = _engine(
-        'root ::= "{" ws "\\"k\\":" ws "[" (num ("," num)*)? "]" ws "}"\nnum ::= [0-9]{1,6}\nws ::= [ ]?'
+        'root ::= "{" ws "\\"k\\":" ws "[" (num ("," num)*)? "]" ws "}"\nnum ::= [0-9]{1,6}\nws ::= [ ]?',
+        smol[1],
     )
     zone = engine.closing
     rng = random.Random(3)
@@ -98,18 +92,18 @@ def test_closing_masks_are_exact() -> None:
     assert checked > 1000
 
 
-def test_try_consume_refuses_a_token_that_leaves_no_room() -> None:
-    engine = _engine('root ::= "a" | "b" [0-9]{4}')
+def test_try_consume_refuses_a_token_that_leaves_no_room(smol: tuple[Any, TokenVocabulary]) -> None:
+    engine = _engine('root ::= "a" | "b" [0-9]{4}', smol[1])
     m = engine.matcher(2)  # "a" + EOS fits; "b" needs 4 more digits
-    b = smol().token_bytes.index(b"b")
+    b = smol[1].token_bytes.index(b"b")
     assert not m.try_consume(b)
-    assert m.try_consume(smol().token_bytes.index(b"a"))
+    assert m.try_consume(smol[1].token_bytes.index(b"a"))
 
 
 @pytest.mark.parametrize("name", ["json", "arithmetic", "kv-config"])
-def test_ample_budgets_leave_masks_untouched(name: str) -> None:
+def test_ample_budgets_leave_masks_untouched(smol: tuple[Any, TokenVocabulary], name: str) -> None:
     """Far from the budget the matcher hands out the engine's own masks, byte for byte."""
-    engine = GrammarEngine(load_bundled(name), smol())
+    engine = GrammarEngine(load_bundled(name), smol[1])
     rng = random.Random(5)
     for _ in range(6):
         plain, budgeted = engine.matcher(), engine.matcher(10_000)
@@ -125,17 +119,19 @@ def test_ample_budgets_leave_masks_untouched(name: str) -> None:
         assert not budgeted.closed_by_budget
 
 
-def test_max_need_is_finite_without_recursion_and_bounds_every_state() -> None:
+def test_max_need_is_finite_without_recursion_and_bounds_every_state(
+    smol: tuple[Any, TokenVocabulary],
+) -> None:
     schema = {
         "type": "object",
         "properties": {"a": {"type": "integer"}, "b": {"enum": ["xy", "zzzz"]}},
         "required": ["a", "b"],
         "additionalProperties": False,
     }
-    engine = GrammarEngine(compile_schema(schema).grammar, smol())
+    engine = GrammarEngine(compile_schema(schema).grammar, smol[1])
     zone = engine.closing
     assert not math.isinf(zone.max_need)
-    json_zone = GrammarEngine(load_bundled("json"), smol()).closing
+    json_zone = GrammarEngine(load_bundled("json"), smol[1]).closing
     assert math.isinf(json_zone.max_need)  # nesting can always need more
     rng = random.Random(2)
     for _ in range(10):

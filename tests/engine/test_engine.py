@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import random
-from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from bench.tokenizers_fixtures import sentencepiece_tokenizer
 from gramwright.engine.matcher import (
     EmptyMaskError,
     GrammarEngine,
@@ -26,6 +25,8 @@ from gramwright.grammar.bundled import load_bundled
 from gramwright.grammar.ir import Grammar, Ref, alt, literal, repeat, seq
 from gramwright.recognizer import compile_grammar
 from gramwright.recognizer.compiled import DEAD, CompiledGrammar
+from tests.support.json_values import json_values as json_values_of
+from tests.support.tokens import encode
 
 
 def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> np.ndarray:
@@ -54,36 +55,22 @@ def _trie_walk(cg: CompiledGrammar, trie: TokenTrie, config: int) -> np.ndarray:
     return np.asarray(out, dtype=np.int32)
 
 
-@lru_cache(maxsize=1)
-def smol() -> tuple[object, TokenVocabulary]:
-    from gramwright.models.loader import load_tokenizer
-
-    tok = load_tokenizer()
-    return tok, TokenVocabulary.from_tokenizer(tok)
-
-
-@lru_cache(maxsize=1)
-def sentencepiece() -> tuple[object, TokenVocabulary]:
-    tok = sentencepiece_tokenizer()
-    return tok, TokenVocabulary.from_tokenizer(tok)
-
-
-@lru_cache(maxsize=4)
-def json_engine(which: str) -> GrammarEngine:
-    vocab = smol()[1] if which == "smol" else sentencepiece()[1]
-    return GrammarEngine(compile_grammar(load_bundled("json")), vocab)
-
-
-def _encode(tok: object, text: str) -> list[int]:
-    if hasattr(tok, "backend_tokenizer"):
-        return list(tok.encode(text, add_special_tokens=False))  # type: ignore[attr-defined]
-    return list(tok.encode(text, add_special_tokens=False).ids)  # type: ignore[attr-defined]
+@pytest.fixture(scope="module")
+def json_engines(
+    smol: tuple[Any, TokenVocabulary], sentencepiece: tuple[Any, TokenVocabulary]
+) -> dict[str, tuple[Any, GrammarEngine]]:
+    """The bundled JSON grammar's engine on each real tokenizer, with that tokenizer."""
+    grammar = compile_grammar(load_bundled("json"))
+    return {
+        name: (tok, GrammarEngine(grammar, vocab))
+        for name, (tok, vocab) in (("smol", smol), ("sentencepiece", sentencepiece))
+    }
 
 
 def _check_document(engine: GrammarEngine, trie: TokenTrie, tok: object, text: str) -> None:
     """Masks along ``text``'s tokens equal a plain walk of ``trie``; the document is accepted."""
     matcher = engine.matcher()
-    for tid in _encode(tok, text):
+    for tid in encode(tok, text):
         ours = engine.masks.allowed(matcher.config)
         assert np.array_equal(ours, _trie_walk(engine.compiled, trie, matcher.config)), matcher.output
         matcher.consume(tid)
@@ -110,25 +97,18 @@ def _check_random_walks(
     return checked
 
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**12), 10**12)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-    max_leaves=15,
-)
+json_values = json_values_of(int_bound=10**12, text_size=12, key_size=6, container_size=4, max_leaves=15)
 
 
 @pytest.mark.parametrize("which", ["smol", "sentencepiece"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values, ascii_only=st.booleans())
-def test_valid_documents_are_accepted_token_by_token(which: str, value: object, ascii_only: bool) -> None:
-    engine = json_engine(which)
-    tok = smol()[0] if which == "smol" else sentencepiece()[0]
+def test_valid_documents_are_accepted_token_by_token(
+    json_engines: dict[str, tuple[Any, GrammarEngine]], which: str, value: object, ascii_only: bool
+) -> None:
+    tok, engine = json_engines[which]
     text = json.dumps(value, ensure_ascii=ascii_only, separators=(",", ":"))
-    ids = _encode(tok, text)
+    ids = encode(tok, text)
     # SmolLM2's byte-level vocabulary has no token for some lead bytes (e.g. 0xF1, used by
     # U+40000–U+7FFFF): its tokenizer drops them. Text it cannot spell is out of scope.
     assume(b"".join(engine.vocab.token_bytes[i] for i in ids) == text.encode())
@@ -144,23 +124,23 @@ def test_valid_documents_are_accepted_token_by_token(which: str, value: object, 
         assert eos in set(matcher.allowed_token_ids().tolist())
 
 
-def test_masks_equal_a_full_trie_walk() -> None:
+def test_masks_equal_a_full_trie_walk(smol: tuple[Any, TokenVocabulary]) -> None:
     """The local/pending split computes exactly what a plain walk of the whole vocabulary does."""
-    tok, vocab = smol()
+    tok, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     text = json.dumps({"a": [1, -2.5e3, 'x"y\\u00e9', {"b": None}], "待客户确认": True}, ensure_ascii=False)
     matcher = engine.matcher()
-    for tid in _encode(tok, text):
+    for tid in encode(tok, text):
         ours = engine.masks.allowed(matcher.config)
         ref = _trie_walk(engine.compiled, trie, matcher.config)
         assert np.array_equal(ours, ref)
         matcher.consume(tid)
 
 
-def test_random_walks_never_dead_end() -> None:
+def test_random_walks_never_dead_end(smol: tuple[Any, TokenVocabulary]) -> None:
     """Tokens drawn uniformly from each mask: never an empty mask, every stop is accepting."""
-    _, vocab = smol()
+    _, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     rng = random.Random(7)
     eos = vocab.eos_ids
@@ -179,8 +159,8 @@ def test_random_walks_never_dead_end() -> None:
                 break
 
 
-def test_prefix_overlapping_enum_can_only_produce_one_value() -> None:
-    _, vocab = smol()
+def test_prefix_overlapping_enum_can_only_produce_one_value(smol: tuple[Any, TokenVocabulary]) -> None:
+    _, vocab = smol
     g = Grammar(
         {"root": seq(literal('"'), alt(literal("待客户确认"), literal("待客户补充材料")), literal('"'))}
     )
@@ -197,8 +177,8 @@ def test_prefix_overlapping_enum_can_only_produce_one_value() -> None:
     assert seen == {'"待客户确认"', '"待客户补充材料"'}
 
 
-def test_eos_only_when_accepting_and_special_tokens_never() -> None:
-    _, vocab = smol()
+def test_eos_only_when_accepting_and_special_tokens_never(smol: tuple[Any, TokenVocabulary]) -> None:
+    _, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     matcher = engine.matcher()
     eos = next(iter(vocab.eos_ids))
@@ -213,8 +193,8 @@ def test_eos_only_when_accepting_and_special_tokens_never() -> None:
     assert matcher.is_terminated()
 
 
-def test_rollback_restores_state_and_output() -> None:
-    _, vocab = smol()
+def test_rollback_restores_state_and_output(smol: tuple[Any, TokenVocabulary]) -> None:
+    _, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     matcher = engine.matcher()
     ids = [vocab.token_bytes.index(p) for p in (b"{", b'"', b"a", b'":', b"1")]
@@ -241,10 +221,12 @@ def test_bitmask_layout_round_trips() -> None:
     assert np.array_equal(ids_from_bitmask(mask, 49152), ids)
 
 
-def test_fill_bitmask_writes_the_allowed_tokens_and_eos_only_when_accepting() -> None:
+def test_fill_bitmask_writes_the_allowed_tokens_and_eos_only_when_accepting(
+    smol: tuple[Any, TokenVocabulary],
+) -> None:
     """The peers' entry point: a (batch, words) int32 row per matcher, EOS bit only in accepting
     states, and an empty mask raises instead of being written."""
-    _, vocab = smol()
+    _, vocab = smol
     engine = GrammarEngine(compile_grammar(Grammar({"root": repeat(literal("ab"), 1, 2)})), vocab)
     matcher = engine.matcher()
     rows = np.full((2, (vocab.size + 31) // 32), -1, dtype=np.int32)
@@ -265,8 +247,8 @@ def test_fill_bitmask_writes_the_allowed_tokens_and_eos_only_when_accepting() ->
     assert not rows[1].any()  # after EOS nothing is allowed
 
 
-def test_forced_bytes_and_fast_forward() -> None:
-    _, vocab = smol()
+def test_forced_bytes_and_fast_forward(smol: tuple[Any, TokenVocabulary]) -> None:
+    _, vocab = smol
     g = Grammar({"root": seq(literal('{"name":"'), repeat(Ref("c"), 1, 3), literal('"}')), "c": literal("x")})
     engine = GrammarEngine(compile_grammar(g), vocab)
     matcher = engine.matcher()
@@ -317,12 +299,14 @@ def _walk_short(engine: GrammarEngine, rng: random.Random, steps: int) -> None:
 
 
 @pytest.mark.parametrize("index", range(len(BOUNDED_SCHEMAS)))
-def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
+def test_masks_equal_a_full_trie_walk_near_repetition_ends(
+    smol: tuple[Any, TokenVocabulary], index: int
+) -> None:
     """Horizon-shared keys, length bands and masks shared between grammars compute exactly what a
     plain walk of the whole vocabulary does — checked along random walks that reach the ends."""
     from gramwright.schema import compile_schema
 
-    _, vocab = smol()
+    _, vocab = smol
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     rng = random.Random(index)
     # the other grammars first, so that the engine under test meets masks shared from them
@@ -348,13 +332,13 @@ def test_masks_equal_a_full_trie_walk_near_repetition_ends(index: int) -> None:
     assert checked > 20
 
 
-def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
+def test_runs_near_a_string_end_equal_a_full_trie_walk(smol: tuple[Any, TokenVocabulary]) -> None:
     """Near the end of ``maxLength``, a string's ordinary characters form a run: tokens made of
     them are decided by length and only the others are walked. Masks up to the end (and at its
     last copies, where the closing quote is forced) equal a plain walk of the whole vocabulary."""
     from gramwright.schema import compile_schema
 
-    tok, vocab = smol()
+    tok, vocab = smol
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     vocab.tables.forget_shared()  # computed here, not taken from masks other tests left behind
     schema = {"type": "object", "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 21}}}
@@ -364,12 +348,12 @@ def test_runs_near_a_string_end_equal_a_full_trie_walk() -> None:
     assert runs and max(k for _, k in runs) == 21
 
 
-def test_byte_sets_and_run_tokens_match_the_token_bytes() -> None:
+def test_byte_sets_and_run_tokens_match_the_token_bytes(smol: tuple[Any, TokenVocabulary]) -> None:
     """The per-token byte sets behind loop acceptance and runs say what the token bytes say."""
     from gramwright.engine.byte_sets import tail_inside
     from gramwright.engine.runs import pure_tokens
 
-    _, vocab = smol()
+    _, vocab = smol
     ordinary = set(range(0x20, 0x80)) - {0x22, 0x5C}  # a string's ordinary characters
     bits = sum(1 << b for b in ordinary)
     sets = vocab.tables.tail_sets()
@@ -383,7 +367,7 @@ def test_byte_sets_and_run_tokens_match_the_token_bytes() -> None:
 
 
 @pytest.mark.parametrize("extra", [False, True])
-def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
+def test_wide_object_masks_equal_a_full_trie_walk(smol: tuple[Any, TokenVocabulary], extra: bool) -> None:
     """After a member of a wide object with optional members, every later member's key hangs
     under the object's frame (many stacks, some keys sharing prefixes); with additional
     properties, keys "other than" the names run into the free string, which trie walks take
@@ -391,7 +375,7 @@ def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     walk of the vocabulary."""
     from gramwright.schema import compile_schema
 
-    _, vocab = smol()
+    _, vocab = smol
     names = ["alpha", "alpine", "beta", "bet", "gamma", "delta", "deltoid", "epsilon", "eta", "zeta"]
     schema = {
         "type": "object",
@@ -400,7 +384,7 @@ def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     }
     engine = GrammarEngine(compile_schema(schema).grammar, vocab)
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
-    tok = smol()[0]
+    tok = smol[0]
     text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end"}'
     if extra:
         text = '{"alpha":1,"beta":2,"delta":"x","zeta":"end","alphabet soup":7,"zetas":3}'
@@ -408,13 +392,13 @@ def test_wide_object_masks_equal_a_full_trie_walk(extra: bool) -> None:
     _check_random_walks(engine, trie, random.Random(3), 6, 40)
 
 
-def test_band_keys_never_stand_in_for_whole_keys() -> None:
+def test_band_keys_never_stand_in_for_whole_keys(smol: tuple[Any, TokenVocabulary]) -> None:
     """The last length band has the whole vocabulary's horizon but not its tokens: a state's mask
     key for it must differ from its whole-vocabulary key (or a shared band mask, computed near
     the end of a repetition in one grammar, would be served as a whole mask in another)."""
     from gramwright.grammar.gbnf import parse_gbnf
 
-    _, vocab = smol()
+    _, vocab = smol
     engine = GrammarEngine(parse_gbnf('root ::= "[" t "]"\nt ::= "\\"ab\\""'), vocab)
     masks = engine.masks
     config = engine.compiled.walk(engine.compiled.initial, b'["ab')
@@ -427,13 +411,15 @@ def test_band_keys_never_stand_in_for_whole_keys() -> None:
     assert len(keys) == len(masks.band_uppers) + 1
 
 
-def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
+def test_literal_runs_in_token_walks_equal_a_full_trie_walk(
+    smol: tuple[Any, TokenVocabulary],
+) -> None:
     """Trie walks follow a literal down the vocabulary trie without a state per byte, and fall
     back to stepping when tokens run past its end (``"re"`` then letters: "request", "return"):
     masks along random walks equal a plain walk of the vocabulary."""
     from gramwright.grammar.gbnf import parse_gbnf
 
-    _, vocab = smol()
+    _, vocab = smol
     gbnf = (
         'root ::= "{" (m1 | m2)? "}"\n'
         'm1 ::= "\\"re" [a-z]* "\\":" ("true" | "null")\n'
@@ -447,7 +433,7 @@ def test_literal_runs_in_token_walks_equal_a_full_trie_walk() -> None:
 
 
 def test_steps_over_whole_literal_runs_in_trie_walks_equal_a_full_trie_walk(
-    monkeypatch: pytest.MonkeyPatch,
+    smol: tuple[Any, TokenVocabulary], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where tokens go on past a literal run (``":`` then ``":"``; ``b`` of ``(ab){0,200}`` then
     ``ba``), a trie walk takes one step over the whole run (``LocalAutomaton.after_run``) — byte by
@@ -468,7 +454,7 @@ def test_steps_over_whole_literal_runs_in_trie_walks_equal_a_full_trie_walk(
         return original(self, lid, run)
 
     monkeypatch.setattr(LocalAutomaton, "after_run", counting)
-    tok, vocab = smol()
+    tok, vocab = smol
     trie = TokenTrie(vocab.token_bytes, [True] * vocab.size)
     schema = {
         "type": "object",
@@ -486,7 +472,7 @@ def test_steps_over_whole_literal_runs_in_trie_walks_equal_a_full_trie_walk(
 
 
 def test_class_steps_and_literal_prefixes_in_trie_walks_equal_a_full_trie_walk(
-    monkeypatch: pytest.MonkeyPatch,
+    smol: tuple[Any, TokenVocabulary], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Trie walks step a node with many children one byte class at a time (after a free key's
     known prefix, every letter but the name's next leaves for the free string: one range), and
@@ -506,7 +492,7 @@ def test_class_steps_and_literal_prefixes_in_trie_walks_equal_a_full_trie_walk(
         return rest
 
     monkeypatch.setattr(LocalWalker, "_whole_classes", counting)
-    tok, vocab = smol()
+    tok, vocab = smol
     names = ["interval", "internal", "item_id", "item_name", "active", "action", "price", "print"]
     # a pattern's class of 37 bytes is walked by trie too: under a letter, a class leads into its
     # loop, but some tokens below hold bytes outside it (a range is taken whole only when none do)

@@ -4,12 +4,12 @@ damaged file is removed and its masks rebuilt, and no file is ever unpickled."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,55 +21,7 @@ from gramwright.engine.store_format import MAGIC, Segment
 from gramwright.engine.vocab import TokenVocabulary
 from gramwright.recognizer.recognizer import clear_compile_cache
 from gramwright.schema import compile_schema
-from tests.engine.test_engine import smol
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "schemas"
-SCHEMAS = [
-    "string_lengths.json",
-    "number_positive_bounded.json",
-    "nested_objects_arrays.json",
-    "enum_mixed.json",
-]
-
-
-def _schemas() -> list[dict[str, object]]:
-    out = []
-    for name in SCHEMAS:
-        path = FIXTURES / name
-        if path.exists():
-            out.append(json.loads(path.read_text()))
-    # always at least these: string bodies with and without bounds, numbers, literals, keys
-    out.append(
-        {
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "maxLength": 12},
-                "note": {"type": "string"},
-                "n": {"type": "number"},
-                "k": {"type": "integer", "minimum": 0},
-                "ok": {"type": "boolean"},
-                "tags": {"type": "array", "items": {"type": "string", "minLength": 2}},
-            },
-            "required": ["name", "n"],
-        }
-    )
-    return out
-
-
-def _walk_masks(engine: GrammarEngine, seed: int, walks: int = 6, budget: int = 40) -> list[np.ndarray]:
-    """Every mask met on ``walks`` random walks (tokens drawn uniformly from each mask)."""
-    rng = random.Random(seed)
-    out: list[np.ndarray] = []
-    for _ in range(walks):
-        matcher = engine.matcher()
-        for _ in range(budget):
-            if matcher.is_terminated():
-                break
-            bits = matcher.bitmask()
-            out.append(bits.copy())
-            ids = matcher.allowed_token_ids()
-            matcher.consume(int(ids[rng.randrange(ids.size)]))
-    return out
+from tests.support.masks import store_schemas, walk_masks
 
 
 def _fresh_store(vocab: TokenVocabulary) -> MaskStore:
@@ -80,24 +32,24 @@ def _fresh_store(vocab: TokenVocabulary) -> MaskStore:
 
 
 def test_masks_from_the_store_equal_masks_computed_fresh(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    _, vocab = smol()
-    schemas = [compile_schema(s).grammar for s in _schemas()]
+    _, vocab = smol
+    schemas = [compile_schema(s).grammar for s in store_schemas()]
     try:
         _fresh_store(vocab)
         for i, grammar in enumerate(schemas):  # fill the store
             engine = cache.load_engine(grammar, vocab)
-            _walk_masks(engine, seed=i)
+            walk_masks(engine, seed=i)
             cache.save_engine(engine)
         store = _fresh_store(vocab)
         assert store.segments(), "nothing was written"
-        from_store = [_walk_masks(cache.load_engine(g, vocab), seed=i) for i, g in enumerate(schemas)]
+        from_store = [walk_masks(cache.load_engine(g, vocab), seed=i) for i, g in enumerate(schemas)]
         assert store.hits > 0 and store.damaged == 0
         vocab.tables.attach(None)
         vocab.tables.clear()
-        fresh = [_walk_masks(GrammarEngine(g, vocab), seed=i) for i, g in enumerate(schemas)]
+        fresh = [walk_masks(GrammarEngine(g, vocab), seed=i) for i, g in enumerate(schemas)]
     finally:
         vocab.tables.attach(None)
         vocab.tables.clear()
@@ -112,20 +64,22 @@ FILL = """
 import json, random, sys
 from gramwright.engine import cache
 from gramwright.schema import compile_schema
-from tests.engine.test_engine import smol
-from tests.engine.test_mask_store import _schemas, _walk_masks
-_, vocab = smol()
+from tests.support.masks import store_schemas, walk_masks
+from tests.support.tokens import load_smol
+_, vocab = load_smol()
 seed = int(sys.argv[1])
 for round_ in range(3):
-    for i, schema in enumerate(_schemas()):
+    for i, schema in enumerate(store_schemas()):
         engine = cache.load_engine(compile_schema(schema).grammar, vocab)
-        _walk_masks(engine, seed=seed * 100 + round_ * 10 + i, walks=2, budget=25)
+        walk_masks(engine, seed=seed * 100 + round_ * 10 + i, walks=2, budget=25)
         cache.save_engine(engine)
 print("ok")
 """
 
 
-def test_two_processes_filling_the_store_at_once_leave_it_valid(tmp_path: Path) -> None:
+def test_two_processes_filling_the_store_at_once_leave_it_valid(
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path
+) -> None:
     env = {**os.environ, cache.CACHE_ENV: str(tmp_path)}
     root = Path(__file__).resolve().parents[2]
     procs = [
@@ -136,7 +90,7 @@ def test_two_processes_filling_the_store_at_once_leave_it_valid(tmp_path: Path) 
     ]
     outs = [p.communicate(timeout=600)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0] and all("ok" in o for o in outs)
-    _, vocab = smol()
+    _, vocab = smol
     store = MaskStore(vocab.fingerprint, vocab.size, tmp_path)
     paths = sorted(store.dir.glob("*.gwm"))
     assert paths and not list(store.dir.glob(".*.tmp"))  # no temp file left behind
@@ -152,15 +106,15 @@ def test_two_processes_filling_the_store_at_once_leave_it_valid(tmp_path: Path) 
 
 
 def test_truncated_and_damaged_files_are_removed_and_rebuilt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    _, vocab = smol()
-    grammar = compile_schema(_schemas()[-1]).grammar
+    _, vocab = smol
+    grammar = compile_schema(store_schemas()[-1]).grammar
     try:
         _fresh_store(vocab)
         engine = cache.load_engine(grammar, vocab)
-        want = _walk_masks(engine, seed=3, walks=2)
+        want = walk_masks(engine, seed=3, walks=2)
         path = cache.save_engine(engine)
         assert path is not None and path.read_bytes().startswith(MAGIC)
         data = path.read_bytes()
@@ -169,7 +123,7 @@ def test_truncated_and_damaged_files_are_removed_and_rebuilt(
         engine = cache.load_engine(grammar, vocab)
         assert not engine.from_cache and store.damaged == 1 and not path.exists()
         assert all(
-            np.array_equal(a, b) for a, b in zip(want, _walk_masks(engine, seed=3, walks=2), strict=True)
+            np.array_equal(a, b) for a, b in zip(want, walk_masks(engine, seed=3, walks=2), strict=True)
         )
         rebuilt = cache.save_engine(engine)  # the masks computed again are written again
         assert rebuilt is not None and rebuilt.exists()
@@ -178,7 +132,7 @@ def test_truncated_and_damaged_files_are_removed_and_rebuilt(
         raw[-10] ^= 0xFF
         rebuilt.write_bytes(bytes(raw))
         store = _fresh_store(vocab)
-        got = _walk_masks(cache.load_engine(grammar, vocab), seed=3, walks=2)
+        got = walk_masks(cache.load_engine(grammar, vocab), seed=3, walks=2)
         assert store.damaged == 1 and not rebuilt.exists()
         assert all(np.array_equal(a, b) for a, b in zip(want, got, strict=True))
     finally:
@@ -186,11 +140,13 @@ def test_truncated_and_damaged_files_are_removed_and_rebuilt(
         vocab.tables.clear()
 
 
-def test_a_pickle_in_the_store_is_never_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_pickle_in_the_store_is_never_loaded(
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import pickle
 
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    _, vocab = smol()
+    _, vocab = smol
     store = MaskStore(vocab.fingerprint, vocab.size, tmp_path)
     store.dir.mkdir(parents=True)
     marker = tmp_path / "ran"
@@ -204,13 +160,13 @@ def test_a_pickle_in_the_store_is_never_loaded(tmp_path: Path, monkeypatch: pyte
 
 
 def test_a_string_body_learned_under_one_name_serves_another_schema(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Content signatures (keys.py) are grammar-independent: the string body walked for a member
     ``alpha`` of one schema is the body of ``beta_gamma`` in another, so the second schema, as
     in a new process, reads that mask from disk."""
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    tok, vocab = smol()
+    tok, vocab = smol
 
     def replay(schema: dict[str, object], text: str) -> int:
         store = _fresh_store(vocab)
@@ -238,15 +194,15 @@ def test_a_string_body_learned_under_one_name_serves_another_schema(
 
 
 def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_its_own_masks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A grammar's own masks are stored under its hash with a mark: a schema's first run asks the
     store once for the mark (not once per key, each a digest), a later run of it reads its masks."""
     from gramwright.engine.masks import GRAMMAR_NAMESPACE
 
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    _, vocab = smol()
-    grammar = compile_schema(_schemas()[-1]).grammar
+    _, vocab = smol
+    grammar = compile_schema(store_schemas()[-1]).grammar
     asked: list[tuple[str, object]] = []
     real_load = MaskStore.load
 
@@ -259,7 +215,7 @@ def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_i
         _fresh_store(vocab)
         clear_compile_cache()  # a compiled grammar of its own (an earlier test may have hashed one)
         engine = cache.load_engine(grammar, vocab)
-        first = _walk_masks(engine, seed=3)
+        first = walk_masks(engine, seed=3)
         own_first = [k for ns, k in asked if ns == GRAMMAR_NAMESPACE]
         assert len(own_first) == 1  # the mark of its rule names only
         assert engine.masks.local_misses > 10  # … though the walks computed many own masks
@@ -268,7 +224,7 @@ def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_i
         cache.save_engine(engine)
         asked.clear()
         store = _fresh_store(vocab)
-        again = _walk_masks(cache.load_engine(grammar, vocab), seed=3)
+        again = walk_masks(cache.load_engine(grammar, vocab), seed=3)
         own_again = [k for ns, k in asked if ns == GRAMMAR_NAMESPACE]
         assert len(own_again) > 1 and store.hits >= len(own_again) - 1
     finally:
@@ -280,7 +236,7 @@ def test_a_grammar_the_store_never_saw_costs_one_lookup_and_a_second_run_reads_i
 
 
 def test_warmed_free_key_states_serve_a_schema_the_store_never_saw(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`gramwright warm` puts each one-character exclusion state of a free member key on a live
     stack (FREE_KEY_PREFIXES): another schema's key that leaves a declared name there (``xy``
@@ -288,7 +244,7 @@ def test_warmed_free_key_states_serve_a_schema_the_store_never_saw(
     the one computed without a store."""
     from gramwright.engine.warm import FREE_KEY_PREFIXES, FREE_KEY_SCHEMA, warm
 
-    _, vocab = smol()
+    _, vocab = smol
     schema = {"type": "object", "properties": {"xy": {"type": "integer"}, "q": {"type": "string"}}}
 
     def mask_at(prefix: bytes, store_dir: Path) -> tuple[np.ndarray, int]:
@@ -330,14 +286,14 @@ def test_warmed_free_key_states_serve_a_schema_the_store_never_saw(
 
 
 def test_warm_leaves_one_segment_that_serves_what_each_grammar_wrote(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    smol: tuple[Any, TokenVocabulary], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`warm` flushes after each grammar, then merges the segments into one (a lookup that misses
     searches every index): the merged store serves the same masks as a store never merged."""
     from gramwright.engine.warm import warm
 
-    _, vocab = smol()
-    grammars = [(f"g{i}", compile_schema(s).grammar) for i, s in enumerate(_schemas()[-2:])]
+    _, vocab = smol
+    grammars = [(f"g{i}", compile_schema(s).grammar) for i, s in enumerate(store_schemas()[-2:])]
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     try:
         _fresh_store(vocab)
@@ -346,11 +302,11 @@ def test_warm_leaves_one_segment_that_serves_what_each_grammar_wrote(
         store = _fresh_store(vocab)
         assert len(list(store.dir.glob("*.gwm"))) == 1
         assert sum(seg.count for seg in store.segments()) > 0
-        from_store = _walk_masks(cache.load_engine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
+        from_store = walk_masks(cache.load_engine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
         assert store.hits > 0 and store.damaged == 0
         vocab.tables.attach(None)
         vocab.tables.clear()
-        fresh = _walk_masks(GrammarEngine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
+        fresh = walk_masks(GrammarEngine(grammars[1][1], vocab), seed=3, walks=2, budget=12)
     finally:
         vocab.tables.attach(None)
         vocab.tables.clear()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from gramwright.engine.tables import BoundedStore
 from gramwright.engine.vocab import TokenVocabulary
 from gramwright.grammar.bundled import load_bundled
 from gramwright.recognizer import compile_grammar
-from tests.engine.test_engine import _encode, smol
+from tests.support.tokens import encode
 
 TOKENS = [b"a", b"ab", b"b", b'"', b"{", b"}", b"ba"]
 
@@ -32,11 +33,11 @@ def test_vocabularies_with_one_fingerprint_share_their_tables_while_one_lives() 
     assert not TokenVocabulary(TOKENS).tables.describe()["arrays"]
 
 
-def test_clear_frees_the_tables_and_masks_come_out_the_same() -> None:
-    tok, vocab = smol()
+def test_clear_frees_the_tables_and_masks_come_out_the_same(smol: tuple[Any, TokenVocabulary]) -> None:
+    tok, vocab = smol
     grammar = compile_grammar(load_bundled("json"))
     text = '{"name":"Ada Lovelace","born":1815,"tags":["math","poetry"],"ok":true}'
-    ids = _encode(tok, text)
+    ids = encode(tok, text)
 
     def masks(engine: GrammarEngine) -> list[np.ndarray]:
         matcher = engine.matcher()
@@ -64,11 +65,13 @@ def test_clear_frees_the_tables_and_masks_come_out_the_same() -> None:
     assert vocab.tables.describe()["arrays"]
 
 
-def test_forget_shared_drops_only_the_masks_shared_between_grammars() -> None:
-    _, vocab = smol()
+def test_forget_shared_drops_only_the_masks_shared_between_grammars(
+    smol: tuple[Any, TokenVocabulary],
+) -> None:
+    _, vocab = smol
     engine = GrammarEngine(compile_grammar(load_bundled("json")), vocab)
     matcher = engine.matcher()
-    for tid in _encode(smol()[0], '{"k":"some text"}')[:4]:
+    for tid in encode(smol[0], '{"k":"some text"}')[:4]:
         matcher.bitmask()
         matcher.consume(tid)
     assert vocab.tables.describe()["shared_masks"] > 0
@@ -87,14 +90,14 @@ def test_bounded_store_drops_the_oldest_entry() -> None:
     assert store == {"b": 2, "c": 4}
 
 
-def test_per_first_byte_tables_match_the_tokens_bytes() -> None:
+def test_per_first_byte_tables_match_the_tokens_bytes(smol: tuple[Any, TokenVocabulary]) -> None:
     """The walks gather candidates and group masks from per-first-byte tables: each must be
     exactly the tokens with that first byte (and length), or a free key's mask would drift."""
     from gramwright.engine import bitset
     from gramwright.engine.local import LocalAutomaton
     from gramwright.engine.local_masks import LocalWalker
 
-    _, vocab = smol()
+    _, vocab = smol
     arrays = vocab.tables.arrays()
     lengths = vocab.lengths
     first = vocab.byte_matrix[:, 0]

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from gramwright.grammar.bundled import bundled_names, bundled_path, load_bundled
 from gramwright.grammar.gbnf import emit_gbnf
 from gramwright.grammar.ir import CharClass, Grammar, Literal, char_class
-from tests.grammar.export.test_gbnf import _escapes
-from tests.grammar.test_gbnf import char_classes, characters, grammars
+from tests.support.gbnf import char_classes, characters, escapes, grammars
+from tests.support.json_values import json_values
 
 xgr = pytest.importorskip("xgrammar")
 xgr_testing = pytest.importorskip("xgrammar.testing")
@@ -81,7 +81,7 @@ def test_known_xgrammar_rejections(text: str) -> None:
 def test_emitted_literal_means_the_same(text: str) -> None:
     gbnf = emit_gbnf(Grammar({"root": Literal(text)}))
     # xgrammar reads \x greedily ("\x01b" is U+001B there)
-    assert not [e for e in _escapes(gbnf) if e.startswith("\\x")], gbnf
+    assert not [e for e in escapes(gbnf) if e.startswith("\\x")], gbnf
     assert accepts(gbnf, text)
     assert not accepts(gbnf, text + "a")
 
@@ -113,15 +113,7 @@ def test_tricky_class_means_the_same(members: str, negated: bool) -> None:
 
 # ---- meaning: the bundled grammars ----------------------------------------------------------------
 
-JSON_VALUES = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**20), 10**20)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
-    max_leaves=8,
-)
+JSON_VALUES = json_values(int_bound=10**20, text_size=6, key_size=4, container_size=3, max_leaves=8)
 
 
 @settings(max_examples=100, deadline=None)

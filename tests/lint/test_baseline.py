@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from gramwright.cli import lint_cmd
 from gramwright.lint import lint_schema
 from gramwright.lint.baseline import compare_baseline, fingerprint, load_baseline, render_baseline
+from tests.support.cli import command_app
 
 SHARED = Path(__file__).parents[2].parent / "shared" / "data"
 SARIF_SCHEMA = SHARED / "jsonschemabench" / "JsonSchemaStore" / "sarif-2.1.0.json"
@@ -24,14 +25,7 @@ BAD_N = {"type": "integer", "minimum": 3, "maximum": 1}
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer()
-    lint_cmd.register(app)
-
-    @app.command("other")
-    def _other() -> None:  # a second command keeps `lint` a named subcommand
-        pass
-
-    return app
+    return command_app(lint_cmd.register)
 
 
 def _schema(**props: Any) -> dict[str, Any]:

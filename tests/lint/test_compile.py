@@ -10,6 +10,7 @@ import gramwright.lint.compile_report as compile_report
 from gramwright.lint import LintOptions, lint_schema
 from gramwright.lint.compile_report import CompileOutcome
 from gramwright.schema import ReportEntry
+from tests.support.lint import PURCHASE_ORDER
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -108,8 +109,6 @@ def test_real_compiler_rejects_unsatisfiable() -> None:
 
 def test_purchase_order_with_the_real_compiler() -> None:
     pytest.importorskip("gramwright.schema.compiler")
-    from tests.lint.test_profiles import PURCHASE_ORDER
-
     report = lint_schema(PURCHASE_ORDER, profile="gramwright")
     assert report.cost.compiler == "ok" and report.counts()["error"] == 0, report.diagnostics
     for d in report.diagnostics:

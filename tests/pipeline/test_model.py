@@ -3,8 +3,6 @@ content, and the token and time budgets hold with a real generation loop."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pytest
 
 from gramwright.generation import Generator
@@ -30,8 +28,8 @@ SCHEMA = {
 }
 
 
-@lru_cache(maxsize=1)
-def _backend() -> GeneratorBackend:
+@pytest.fixture(scope="module")
+def backend() -> GeneratorBackend:
     return GeneratorBackend(Generator())
 
 
@@ -44,10 +42,11 @@ def _source(tmp_path_factory: pytest.TempPathFactory) -> CompiledSource:
 
 
 def test_a_real_run_reports_its_attempts_and_never_claims_ok_falsely(
+    backend: GeneratorBackend,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     source = _source(tmp_path_factory)
-    result = run(source, "A cat named Tom, 3 years old.", backend=_backend(), max_tokens=40, token_budget=100)
+    result = run(source, "A cat named Tom, 3 years old.", backend=backend, max_tokens=40, token_budget=100)
     assert result.attempts and result.output_tokens <= 100
     first = result.attempts[0]
     assert first.prompt_tokens > 50 and 0 < first.output_tokens <= 40 and first.seconds > 0
@@ -60,11 +59,13 @@ def test_a_real_run_reports_its_attempts_and_never_claims_ok_falsely(
         assert result.errors and result.cause != "valid"
 
 
-def test_budgets_hold_on_the_real_model(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_budgets_hold_on_the_real_model(
+    backend: GeneratorBackend, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     source = _source(tmp_path_factory)
     # the grammar's shortest output is 20 tokens: every attempt ends complete inside its limit (the
     # masks close it), and no attempt gets more than the token budget has left
-    tight = run(source, "A cat named Tom, 3 years old.", backend=_backend(), max_tokens=24, token_budget=40,
+    tight = run(source, "A cat named Tom, 3 years old.", backend=backend, max_tokens=24, token_budget=40,
                 max_attempts=3, fallback="none")  # fmt: skip
     assert tight.output_tokens <= 40
     assert all(a.finish_reason == "stop" for a in tight.attempts), tight.attempts
@@ -72,7 +73,7 @@ def test_budgets_hold_on_the_real_model(tmp_path_factory: pytest.TempPathFactory
     for attempt in tight.attempts:
         assert attempt.max_tokens <= left and attempt.output_tokens <= attempt.max_tokens
         left -= attempt.output_tokens
-    timed = run(source, "Describe a cat named Tom at length.", backend=_backend(), max_tokens=100,
+    timed = run(source, "Describe a cat named Tom at length.", backend=backend, max_tokens=100,
                 time_budget_s=0.5, decode_mode="unconstrained", fallback="none")  # fmt: skip
     assert timed.attempts[0].finish_reason in ("timeout", "stop")
     # checked at every token: at most one token's latency past the budget (generous on a busy CPU);

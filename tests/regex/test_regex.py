@@ -31,7 +31,7 @@ from gramwright.regex import (
     regex_to_expr,
 )
 from gramwright.regex.translate import ANY_STRING, NOTHING
-from tests.regex.test_sampling import accepts, sample
+from tests.support.regex import accepts, sample
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "data" / "jsonschemabench"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 
 def test_items_and_counts() -> None:

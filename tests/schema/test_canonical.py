@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gramwright.schema.canonical import dumps, json_equal, number_text
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from gramwright.grammar.ir import Ref, walk
 from gramwright.schema import CompileOptions, SchemaCompileError, UnsatisfiableSchema, compile_schema
 from gramwright.schema.errors import UnsupportedSchema
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 TREE = {
     "$defs": {

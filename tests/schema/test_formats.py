@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from gramwright.grammar.ir import Grammar
 from gramwright.recognizer import CompiledGrammar, Recognizer, compile_grammar
 from gramwright.schema.formats import FormatResult, format_expr, known_formats
-from tests.regex.test_sampling import sample
+from tests.support.regex import sample
 
 SUITE = (
     Path(__file__).resolve().parents[3]

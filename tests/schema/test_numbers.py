@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gramwright.schema.canonical import number_text
 from gramwright.schema.compiler.numbers import NumberSpec, int_range, number_expr
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(0, 0), (-15, 7), (1, 1000), (-1000, -10), (95, 105), (0, 99)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gramwright.schema import UnsatisfiableSchema, compile_schema
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 PERSON = {
     "type": "object",

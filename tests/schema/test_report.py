@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from gramwright.schema import compile_schema
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "schemas"
 

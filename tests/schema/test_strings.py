@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 
 def test_free_strings_accept_every_escape() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from gramwright.grammar.gbnf import emit_gbnf
 from gramwright.schema import UnsatisfiableSchema, compile_schema
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 
 @pytest.mark.parametrize(

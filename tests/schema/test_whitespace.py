@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.schema.test_support import Checker
+from tests.support.schema import Checker
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "array", "items": {"enum": [{"k": 1}]}}}}
 

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from gramwright.cli import snapshot_cmd
 from gramwright.snapshot import language_facts, load_config, parse_snapshot, run_snapshots
+from tests.support.cli import command_app
 
 PO: dict[str, Any] = {
     "type": "object",
@@ -29,14 +30,7 @@ GRAMMAR = 'root ::= "yes" | "no"\n'
 
 @pytest.fixture
 def app() -> typer.Typer:
-    app = typer.Typer()
-    snapshot_cmd.register(app)
-
-    @app.command("other")
-    def _other() -> None:  # a second command keeps `snapshot` a named subcommand
-        pass
-
-    return app
+    return command_app(snapshot_cmd.register)
 
 
 @pytest.fixture

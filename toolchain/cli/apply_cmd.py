@@ -1,6 +1,7 @@
 """`gramwright apply`, `undo`, `history`: patches from any model, checked, applied all-or-nothing.
 
-A thin adapter over :mod:`gramwright.editors`: read the patch, call the core, render its report.
+A thin adapter over :mod:`gramwright.editors`: read the patch, call the core, print what
+:mod:`gramwright.cli.render.apply` makes of its result.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def register(app: typer.Typer) -> None:
         "apply",
         help="Check and apply a patch from any model, all-or-nothing, with backup.",
         epilog=APPLY_EPILOG,
-    )(apply)
-    app.command("undo", help="Restore the files of an apply (default: the latest) byte for byte.")(undo)
-    app.command("history", help="List the applies in the backup journal.")(history)
+    )(apply_cmd)
+    app.command("undo", help="Restore the files of an apply (default: the latest) byte for byte.")(undo_cmd)
+    app.command("history", help="List the applies in the backup journal.")(history_cmd)
 
 
 def _root(root: Path | None) -> Path:
@@ -71,10 +72,9 @@ def _emit(data: dict[str, Any] | None, text: str, output_format: str) -> None:
 ROOT_OPTION = typer.Option(
     None, "--root", help="Project root; every path must stay inside it. Default: git top level, else cwd."
 )
-FORMAT_OPTION = typer.Option("human", "--format", "-f", help="human | json")
 
 
-def apply(
+def apply_cmd(
     patch: str = typer.Argument(..., metavar="PATCH|-", help="The patch file ('-' reads standard input)."),
     root: Path | None = ROOT_OPTION,
     edit_format: EditFormatChoice = typer.Option(
@@ -85,14 +85,14 @@ def apply(
         False, "--dry-run", help="Print the unified diff it would write; write nothing."
     ),
     fuzzy: bool = typer.Option(False, "--fuzzy", help="Accept tolerant (unique) matches too."),
-    output_format: str = FORMAT_OPTION,
+    output_format: str = common.format_option(),
     allow_broken_syntax: bool = typer.Option(
         False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
     ),
 ) -> None:
     output_format = common.output_format(output_format)
     with common.user_errors():
-        from gramwright.cli.apply_render import render_report
+        from gramwright.cli.render import apply as render
         from gramwright.editors import apply_patch, check_patch, parse_patch, preview_diff
 
         raw = common.read_bytes(patch)
@@ -104,42 +104,35 @@ def apply(
         parsed = parse_patch(text, edit_format.value)
         if check or dry_run:
             report = check_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
-            data = {**report.as_dict(), "applied": False, "backup_id": None}
+            data = render.check_data(report)
             if dry_run and report.ok:
                 diff = preview_diff(report)
                 if output_format == "json":
                     _emit({**data, "diff": diff}, "", output_format)
                 else:
                     sys.stdout.write(diff)
-                    typer.echo(render_report(report).rstrip("\n").splitlines()[-1] + " (dry run)", err=True)
+                    typer.echo(render.dry_run_line(report), err=True)
             else:
-                _emit(data, render_report(report), output_format)
+                _emit(data, render.render_report(report), output_format)
             if not report.ok:
                 raise typer.Exit(common.EXIT_FINDINGS)
             return
         result = apply_patch(parsed, base, fuzzy=fuzzy, allow_broken_syntax=allow_broken_syntax)
-        data = {**result.report.as_dict(), "applied": result.applied, "backup_id": result.entry_id}
-        text_out = render_report(result.report)
-        if result.applied:
-            if result.entry_id:
-                text_out += f"applied: {len(result.written)} file(s) written; backup {result.entry_id}"
-                text_out += f" (undo: gramwright undo {result.entry_id})\n"
-            else:
-                text_out += "applied: the files already had this content; nothing written\n"
-        _emit(data, text_out, output_format)
+        _emit(render.apply_data(result), render.render_apply(result), output_format)
         if not result.applied:
             raise typer.Exit(common.EXIT_FINDINGS)
 
 
-def undo(
+def undo_cmd(
     entry_id: str | None = typer.Argument(
         None, metavar="[ID]", help="Journal entry (default: latest applied)."
     ),
     root: Path | None = ROOT_OPTION,
-    output_format: str = FORMAT_OPTION,
+    output_format: str = common.format_option(),
 ) -> None:
     output_format = common.output_format(output_format)
     with common.user_errors():
+        from gramwright.cli.render import apply as render
         from gramwright.editors import undo as undo_entry
         from gramwright.editors.patch.undo import UndoRefused
 
@@ -147,15 +140,14 @@ def undo(
             result = undo_entry(_root(root), entry_id)
         except UndoRefused as exc:
             common.fail(exc.one_line(), code=common.EXIT_FINDINGS)
-        text = f"undone {result.entry.id}: restored " + ", ".join(result.restored) + "\n"
-        _emit({"entry": result.entry.as_dict(), "restored": list(result.restored)}, text, output_format)
+        _emit(render.undo_data(result), render.render_undo(result), output_format)
 
 
-def history(root: Path | None = ROOT_OPTION, output_format: str = FORMAT_OPTION) -> None:
+def history_cmd(root: Path | None = ROOT_OPTION, output_format: str = common.format_option()) -> None:
     output_format = common.output_format(output_format)
     with common.user_errors():
-        from gramwright.cli.apply_render import render_history
+        from gramwright.cli.render import apply as render
         from gramwright.editors import history as journal_history
 
         items = journal_history(_root(root))
-        _emit({"entries": [e.as_dict() for e in items]}, render_history(items), output_format)
+        _emit(render.history_data(items), render.render_history(items), output_format)

@@ -1,4 +1,5 @@
-"""What every command shares: the --debug switch, one-line errors, input reading."""
+"""What every command shares: the --debug switch, one-line errors, input reading, the
+``--format`` option and its parse. How each command renders its result is :mod:`gramwright.cli.render`."""
 
 from __future__ import annotations
 
@@ -124,7 +125,21 @@ def dump_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def output_format(fmt: str, as_json: bool = False, choices: tuple[str, ...] = ("human", "json")) -> str:
+HUMAN_JSON = ("human", "json")
+
+
+def format_option(choices: tuple[str, ...] = HUMAN_JSON, default: str = "human") -> Any:
+    """The one ``--format/-f`` option every command takes, its help naming ``choices``; read its
+    value with :func:`output_format` and the same ``choices``."""
+    return typer.Option(default, "--format", "-f", help=" | ".join(choices))
+
+
+def json_option() -> Any:
+    """``--json``, kept as an alias of ``--format json`` where a command had it."""
+    return typer.Option(False, "--json", help="Same as --format json.")
+
+
+def output_format(fmt: str, as_json: bool = False, choices: tuple[str, ...] = HUMAN_JSON) -> str:
     """The ``--format`` value, with ``--json`` kept as an alias; anything else is a usage error."""
     if as_json:
         return "json"

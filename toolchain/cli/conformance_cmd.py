@@ -1,8 +1,9 @@
-"""`gramwright conformance`: the schema compiler measured on a test suite or a schema corpus."""
+"""`gramwright conformance`: the schema compiler measured on a test suite or a schema corpus.
+
+What it prints is :mod:`gramwright.cli.render.conformance`."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,62 +29,34 @@ Examples:
   gramwright conformance ../shared/data/jsonschemabench/Github_easy --format json --details cases.jsonl
 """
 
-_ORDER = ("pass", "false_negative", "false_positive_reported", "false_positive_silent", "refused", "error")
-
-
-def render_human(summary: dict[str, Any]) -> str:
-    lines = [f"schemas {summary['schemas']}  cases {summary['cases']}"]
-    width = max(len(k) for k in _ORDER)
-    for key in _ORDER:
-        lines.append(f"  {key:<{width}}  {summary[key]:>6}")
-    lines.append(
-        f"compiled {summary['schemas_compiled']}/{summary['schemas']} schemas"
-        f" (refused {summary['schemas_refused']}, errors {summary['schemas_error']});"
-        f" compile ms p50 {summary['compile_ms']['p50']} p90 {summary['compile_ms']['p90']}"
-        f" p99 {summary['compile_ms']['p99']} max {summary['compile_ms']['max']}"
-    )
-    if summary["refused_by_keyword"]:
-        parts = [f"{k} {n}" for k, n in summary["refused_by_keyword"].items()]
-        lines.append("refused by keyword: " + ", ".join(parts))
-    return "\n".join(lines) + "\n"
-
 
 def register(app: typer.Typer) -> None:
-    @app.command("conformance", help=HELP)
-    def conformance_cmd(
-        path: Path = typer.Argument(
-            ..., help="A test-suite draft folder, a JSONSchemaBench split, or a file."
-        ),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-        as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
-        details: Path | None = typer.Option(None, "--details", help="Write one JSON line per case here."),
-        optional: bool = typer.Option(False, "--optional", help="Include the suite's optional/ files."),
-        timeout: float = typer.Option(10.0, "--timeout", help="Seconds per schema compile / per case."),
-    ) -> None:
-        from gramwright.schema.conformance import run_conformance
+    app.command("conformance", help=HELP)(conformance_cmd)
 
-        as_json = common.output_format(fmt, as_json) == "json"
-        if not path.exists():
-            common.fail(f"{path}: no such file or directory")
-        with common.user_errors():
-            progress = _progress() if sys.stderr.isatty() else None
-            result = run_conformance(path, optional=optional, timeout_s=timeout, progress=progress)
-            summary = result.summary()
-            if details is not None:
-                lines = []
-                for g in result.groups:
-                    for case in g.cases:
-                        row = {
-                            "id": case.id,
-                            "schema": g.id,
-                            "category": case.category,
-                            "detail": case.detail,
-                        }
-                        lines.append(json.dumps(row, ensure_ascii=False))
-                common.write_output("\n".join(lines) + ("\n" if lines else ""), details)
-        sys.stdout.write(common.dump_json(summary) if as_json else render_human(summary))
-        bad = summary["false_negative"] + summary["false_positive_silent"] + summary["error"]
-        raise typer.Exit(common.EXIT_FINDINGS if bad else common.EXIT_OK)
+
+def conformance_cmd(
+    path: Path = typer.Argument(..., help="A test-suite draft folder, a JSONSchemaBench split, or a file."),
+    fmt: str = common.format_option(),
+    as_json: bool = common.json_option(),
+    details: Path | None = typer.Option(None, "--details", help="Write one JSON line per case here."),
+    optional: bool = typer.Option(False, "--optional", help="Include the suite's optional/ files."),
+    timeout: float = typer.Option(10.0, "--timeout", help="Seconds per schema compile / per case."),
+) -> None:
+    from gramwright.cli.render.conformance import details_jsonl, render_human
+    from gramwright.schema.conformance import run_conformance
+
+    as_json = common.output_format(fmt, as_json) == "json"
+    if not path.exists():
+        common.fail(f"{path}: no such file or directory")
+    with common.user_errors():
+        progress = _progress() if sys.stderr.isatty() else None
+        result = run_conformance(path, optional=optional, timeout_s=timeout, progress=progress)
+        summary = result.summary()
+        if details is not None:
+            common.write_output(details_jsonl(result), details)
+    sys.stdout.write(common.dump_json(summary) if as_json else render_human(summary))
+    bad = summary["false_negative"] + summary["false_positive_silent"] + summary["error"]
+    raise typer.Exit(common.EXIT_FINDINGS if bad else common.EXIT_OK)
 
 
 def _progress() -> Any:

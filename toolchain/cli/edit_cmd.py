@@ -1,8 +1,8 @@
 """`gramwright edit`: a local model writes a patch for real files under a grammar built from them.
 
 A thin adapter over :func:`gramwright.editors.generate.edit.generate_edit`: options in, the
-result rendered (the patch, the check as ``gramwright apply --check`` reports it, the diff or
-the backup id).
+result printed as :mod:`gramwright.cli.render.edit` renders it (the patch, the check as
+``gramwright apply --check`` reports it, the diff or the backup id).
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ class EditFormatChoice(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("edit", help=HELP, epilog=EDIT_EPILOG)(edit)
+    app.command("edit", help=HELP, epilog=EDIT_EPILOG)(edit_cmd)
 
 
-def edit(
+def edit_cmd(
     files: list[Path] = typer.Argument(..., metavar="FILE...", help="The files the model may change."),
     instruction: str = typer.Option(..., "--instruction", "-i", help="What to change."),
     edit_format: EditFormatChoice = typer.Option(
@@ -75,7 +75,7 @@ def edit(
     root: Path | None = typer.Option(
         None, "--root", help="Project root (default: git top level, else cwd); undo uses the same."
     ),
-    fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    fmt: str = common.format_option(),
     allow_broken_syntax: bool = typer.Option(
         False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
     ),
@@ -114,49 +114,8 @@ def edit(
     if fmt == "json":
         typer.echo(common.dump_json(result.as_dict()), nl=False)
     else:
-        sys.stdout.write(_human(result))
+        from gramwright.cli.render.edit import render_edit
+
+        sys.stdout.write(render_edit(result))
     if not result.applicable or (mode == "apply" and not (result.applied and result.applied.applied)):
         raise typer.Exit(common.EXIT_FINDINGS)
-
-
-def _human(result: object) -> str:
-    from gramwright.cli.apply_render import render_report
-    from gramwright.editors.generate.edit import EditResult
-
-    assert isinstance(result, EditResult)
-    g = result.generation
-    m = g.metrics
-    lines = [
-        f"{result.format.value}, {'constrained' if result.constrained else 'unconstrained'}:"
-        f" {g.tokens} tokens, finish_reason {g.finish_reason}, grammar {result.grammar_ms:.0f} ms,"
-        f" engine {result.engine_ms:.0f} ms, {m.get('ms_per_token', 0)} ms/token",
-        "--- patch ---",
-        result.patch_text.rstrip("\n"),
-        "--- check ---",
-    ]
-    if result.parse_error:
-        lines.append(f"not parsed: {result.parse_error}")
-    elif result.report is not None:
-        lines.append(render_report(result.report).rstrip("\n"))
-    if result.diff:
-        lines += ["--- diff (dry run; nothing written) ---", result.diff.rstrip("\n")]
-    if result.cut:
-        blocks = ", ".join(f"{c['block']} ({c['path']}:{c['patch_line']})" for c in result.cut)
-        lines.append(f"closed by the budget: block(s) {blocks} may be cut short")
-    if result.refused:
-        lines.append(result.refused)
-    prefix_ok = result.report is not None and result.report.ok
-    if result.applied is None and result.finish_reason != "stop" and prefix_ok:
-        lines.append(f"truncated (finish_reason {g.finish_reason}): not applicable, not applied")
-    elif result.finish_reason != "stop":
-        what = "each REPLACE section" if result.format.value == "search-replace" else "each run of + lines"
-        bound = f", or bound {what} with --max-replace-lines N"
-        lines.append(
-            f"truncated at {g.tokens} tokens (finish_reason {g.finish_reason}): raise --max-tokens{bound}"
-        )
-    if result.applied is not None and result.applied.applied:
-        entry = result.applied.entry_id
-        lines.append(
-            f"applied: {len(result.applied.written)} file(s); backup {entry} (undo: gramwright undo {entry})"
-        )
-    return "\n".join(lines) + "\n"

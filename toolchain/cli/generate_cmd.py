@@ -1,4 +1,6 @@
-"""`gramwright generate`: a local model under token masks, with metrics and validation."""
+"""`gramwright generate`: a local model under token masks, with metrics and validation.
+
+What it prints, and where, is :mod:`gramwright.cli.render.generate`."""
 
 from __future__ import annotations
 
@@ -30,113 +32,150 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+
+  gramwright generate --schema po.json --prompt "..." --stream --timeout 30   # NDJSON events
+
+--stream writes one JSON object per line as it happens: a token event per token, a value event
+per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
+once no byte the grammar allows could extend it), and last an end event with finish_reason
+(stop | length | timeout | cancelled), the members final and still open, and the result.
 """
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("generate", help=HELP)
-    def generate_cmd(
-        prompt: str = typer.Option(..., "--prompt", "-p", help="The user request."),
-        schema: str | None = typer.Option(None, "--schema", help="A JSON Schema file."),
-        grammar: str | None = typer.Option(None, "--grammar", help="A .gbnf file or bundled name."),
-        model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
-        max_tokens: int = typer.Option(256, "--max-tokens", min=1),
-        temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
-        top_k: int = typer.Option(0, "--top-k", min=0),
-        top_p: float = typer.Option(1.0, "--top-p", min=0.0, max=1.0),
-        seed: int | None = typer.Option(None, "--seed"),
-        no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (baseline)."),
-        open_objects: bool = typer.Option(
-            False,
-            "--open-objects",
-            help="Schemas: objects without additionalProperties may take undeclared members (the "
-            "spec's default; without it they are closed, so the model cannot invent keys).",
-        ),
-        close_objects: bool = typer.Option(
-            False,
-            "--close-objects",
-            hidden=True,
-            help="Closed objects are the default; this only overrides a schema's x-runtime "
-            "open_objects: true.",
-        ),
-        schema_prompt: str = typer.Option(
-            "compact",
-            "--schema-prompt",
-            help="How the prompt shows the schema: compact (a type definition) | json | none. One "
-            "that leaves no room for --max-tokens is left out, with a note.",
-        ),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-        as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
-    ) -> None:
-        fmt = common.output_format(fmt, as_json)
-        if (schema is None) == (grammar is None):
-            common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
-        rendering = schema_rendering(schema_prompt)
-        if open_objects and close_objects:
-            common.fail("give --open-objects or --close-objects, not both", "closed is the default")
-        from rich.console import Console
+    app.command("generate", help=HELP)(generate_cmd)
 
-        from gramwright.engine.collector import frozen_after_cold_masks
-        from gramwright.generation import Generator, SamplingOptions
-        from gramwright.sources import load_for_generation
 
-        console = Console(stderr=True)
-        stream = fmt == "human" and sys.stdout.isatty()
-        # the CLI owns its (short) process: no full collections over the engine's memo tables
-        # while it generates (a library leaves the collector alone; see engine/collector.py)
-        with common.user_errors(), frozen_after_cold_masks():
-            # the source first: a bad schema fails before a model is loaded
-            source = load_for_generation(
-                schema or grammar or "", open_objects=_objects(open_objects, close_objects)
-            )
-            generator = Generator(model)
-            if not no_constrain:  # a budget below the shortest output: refused before the model loads
-                generator.check_budget(source, max_tokens)
-            with console.status("loading model…") as status:
-                lm = generator.load_model(progress=lambda msg: status.update(msg))
-            console.print(
-                f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
-            )
-            result = generator.run(
-                source,
-                prompt,
-                sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
-                constrain=not no_constrain,
-                on_token=_show if stream else None,
-                schema_prompt=rendering,
-            )
-        if fmt == "json":
-            typer.echo(common.dump_json(result.to_dict()), nl=False)
-        else:
-            typer.echo("" if stream else result.text)
-            m = result.metrics
-            typer.echo(
-                f"finish_reason={result.finish_reason} tokens={result.tokens} "
-                f"{m.get('ms_per_token')} ms/token"
-                + (f" mask p50={m['mask_us_p50']}µs p99={m['mask_us_p99']}µs" if "mask_us_p50" in m else "")
-                + (f" clipped_mass avg={m['clipped_mass_avg']}" if "clipped_mass_avg" in m else ""),
-                err=True,
-            )
-            if result.closed_by_budget:
-                cut = ", ".join(repr(p) for p in result.cut) or "the values open then"
-                typer.echo(
-                    f"closed by the budget: --max-tokens {max_tokens} ran short at character "
-                    f"{result.closing_offset}; cut short: {cut} (raise --max-tokens for a fuller answer)",
-                    err=True,
+def generate_cmd(
+    prompt: str = typer.Option(..., "--prompt", "-p", help="The user request."),
+    schema: str | None = typer.Option(None, "--schema", help="A JSON Schema file."),
+    grammar: str | None = typer.Option(None, "--grammar", help="A .gbnf file or bundled name."),
+    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    max_tokens: int = typer.Option(256, "--max-tokens", min=1),
+    temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
+    top_k: int = typer.Option(0, "--top-k", min=0),
+    top_p: float = typer.Option(1.0, "--top-p", min=0.0, max=1.0),
+    seed: int | None = typer.Option(None, "--seed"),
+    no_constrain: bool = typer.Option(False, "--no-constrain", help="No masks (baseline)."),
+    open_objects: bool = typer.Option(
+        False,
+        "--open-objects",
+        help="Schemas: objects without additionalProperties may take undeclared members (the "
+        "spec's default; without it they are closed, so the model cannot invent keys).",
+    ),
+    close_objects: bool = typer.Option(
+        False,
+        "--close-objects",
+        hidden=True,
+        help="Closed objects are the default; this only overrides a schema's x-runtime open_objects: true.",
+    ),
+    schema_prompt: str = typer.Option(
+        "compact",
+        "--schema-prompt",
+        help="How the prompt shows the schema: compact (a type definition) | json | none. One "
+        "that leaves no room for --max-tokens is left out, with a note.",
+    ),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout as they happen: tokens, each JSON value once the grammar "
+        "has settled it, and an end event with the result (docs/streaming.md).",
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.0, help="Seconds of generation; then the stream ends as timeout."
+    ),
+    fmt: str = common.format_option(),
+    as_json: bool = common.json_option(),
+) -> None:
+    fmt = common.output_format(fmt, as_json)
+    if timeout is not None and not stream:
+        common.fail("--timeout ends a streamed run", "add --stream")
+    if (schema is None) == (grammar is None):
+        common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
+    rendering = schema_rendering(schema_prompt)
+    if open_objects and close_objects:
+        common.fail("give --open-objects or --close-objects, not both", "closed is the default")
+    from rich.console import Console
+
+    from gramwright.cli.render import generate as render
+    from gramwright.engine.collector import frozen_after_cold_masks
+    from gramwright.generation import Generator, SamplingOptions
+    from gramwright.sources import load_for_generation
+
+    console = Console(stderr=True)
+    echo_tokens = fmt == "human" and sys.stdout.isatty()
+    # the CLI owns its (short) process: no full collections over the engine's memo tables
+    # while it generates (a library leaves the collector alone; see engine/collector.py)
+    with common.user_errors(), frozen_after_cold_masks():
+        # the source first: a bad schema fails before a model is loaded
+        source = load_for_generation(
+            schema or grammar or "", open_objects=_objects(open_objects, close_objects)
+        )
+        generator = Generator(model)
+        if not no_constrain:  # a budget below the shortest output: refused before the model loads
+            generator.check_budget(source, max_tokens)
+        with console.status("loading model…") as status:
+            lm = generator.load_model(progress=lambda msg: status.update(msg))
+        console.print(render.model_line(lm))
+        if stream:
+            raise typer.Exit(
+                _stream(
+                    generator,
+                    source,
+                    prompt,
+                    SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                    constrain=not no_constrain,
+                    timeout=timeout,
+                    rendering=rendering,
                 )
-            if "prompt_note" in m:
-                typer.echo(f"note: {m['prompt_note']}", err=True)
-            if result.finish_reason == "length":
-                typer.echo(
-                    f"truncated: the output hit --max-tokens {max_tokens} before the grammar's end "
-                    "(raise --max-tokens; a truncated output is never parsed as complete)",
-                    err=True,
-                )
-            v = result.validation
-            if v is not None and not v.truncated:
-                verdict = "valid" if v.valid else f"INVALID: {'; '.join(v.errors[:3])}"
-                typer.echo(f"schema validation: {verdict} (content is not guaranteed by masks)", err=True)
-        raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+            )
+        result = generator.run(
+            source,
+            prompt,
+            sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+            constrain=not no_constrain,
+            on_token=render.show_token if echo_tokens else None,
+            schema_prompt=rendering,
+        )
+    if fmt == "json":
+        typer.echo(common.dump_json(result.to_dict()), nl=False)
+    else:
+        typer.echo("" if echo_tokens else result.text)
+        for line in render.stderr_lines(result, max_tokens):
+            typer.echo(line, err=True)
+    raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+
+
+def _stream(
+    generator: Any,
+    source: Any,
+    prompt: str,
+    sampling: Any,
+    *,
+    constrain: bool,
+    timeout: float | None,
+    rendering: SchemaRendering,
+) -> int:
+    """``--stream``: the events on stdout; the exit code (130 after Ctrl-C, whose end event,
+    ``cancelled``, is written first)."""
+    from gramwright.cli.render.stream import write_event
+    from gramwright.cli.streaming_cli import EXIT_INTERRUPTED, generate_exit
+    from gramwright.streaming.run import stream_generation
+
+    try:
+        result = stream_generation(
+            source,
+            prompt,
+            write_event,
+            generator=generator,
+            sampling=sampling,
+            constrain=constrain,
+            timeout_s=timeout,
+            schema_prompt=rendering,
+        )
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return generate_exit(result)
 
 
 def schema_rendering(value: str) -> SchemaRendering:
@@ -154,8 +193,3 @@ def _objects(open_objects: bool, close_objects: bool) -> bool | None:
     if open_objects:
         return True
     return False if close_objects else None
-
-
-def _show(step: Any) -> None:
-    sys.stdout.write(step.text.decode("utf-8", "replace"))
-    sys.stdout.flush()

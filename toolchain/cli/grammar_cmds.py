@@ -1,4 +1,6 @@
-"""`gramwright compile` and `gramwright check`: grammar sources → canonical GBNF, documents → verdict."""
+"""`gramwright compile` and `gramwright check`: grammar sources → canonical GBNF, documents → verdict.
+
+What they print is :mod:`gramwright.cli.render.grammar`."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import typer
 
 from gramwright.api import check_document
 from gramwright.cli import common
+from gramwright.cli.render import grammar as render
 from gramwright.cli.serving_cli import check_engine_name, check_with_engine, compile_to_target
 from gramwright.grammar.export import TARGETS as EXPORT_TARGETS
 from gramwright.grammar.gbnf import emit_gbnf
-from gramwright.sources import CompiledSource, Whitespace, load_for_generation, load_source
+from gramwright.sources import Whitespace, load_for_generation, load_source
 
 COMPILE_HELP = """Compile a grammar source to canonical GBNF (llama.cpp dialect).
 
@@ -49,15 +52,18 @@ Examples:
   gramwright check schema.json pretty.json --whitespace flexible
 
   echo '{"a":1}' | gramwright check schema.json -
+
+--stream reads stdin as it arrives (a hosted API's output, piped in as it comes) and reports the
+first byte at which the text can never complete the moment that byte is read, with the same
+offset, line:col, allowed bytes and schema pointer the whole-document check gives; after each
+piece, "incomplete so far" or "complete so far". Exit 0 only when the stream ended complete
+and valid (docs/streaming.md):
+
+  printf '{"supplier":"ACME","total_amount":-5' | gramwright check --stream docs/examples/purchase_order.json
 """
 
 
-def _report_lines(loaded: CompiledSource) -> list[str]:
-    return [
-        f"{item.status}: {item.pointer or '/'} {item.keyword}: {item.reason}"
-        for item in loaded.report
-        if item.status != "exact"
-    ]
+COMPILE_FORMATS = ("gbnf", "json")
 
 
 def _whitespace(value: str) -> Whitespace:
@@ -67,94 +73,106 @@ def _whitespace(value: str) -> Whitespace:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("compile", help=COMPILE_HELP)
-    def compile_cmd(
-        source: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
-        fmt: str = typer.Option("gbnf", "--format", "-f", help="gbnf | json"),
-        output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
-        whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
-        target: str | None = typer.Option(
-            None,
-            "--target",
-            "-t",
-            help="Export for a server: " + " | ".join(EXPORT_TARGETS) + " (docs/serving.md).",
-        ),
-        allow_invalid_pattern: bool = typer.Option(
-            False,
-            "--allow-invalid-pattern",
-            help="Compile even when a pattern is no valid regex (it is dropped from the grammar).",
-        ),
-        for_generation: bool = typer.Option(
-            False,
-            "--for-generation",
-            help="Schemas: the grammar generation uses (objects closed unless the schema's x-runtime "
-            "says open_objects: true), with the closed objects listed.",
-        ),
-    ) -> None:
-        fmt = common.output_format(fmt, choices=("gbnf", "json"))
-        space = _whitespace(whitespace)
-        common.check_output(output, source)
-        with common.user_errors():
-            if for_generation:
-                loaded = load_for_generation(source, whitespace=space)
-            else:
-                loaded = load_source(source, whitespace=space)
-            text = emit_gbnf(loaded.grammar)
-        invalid = [item for item in loaded.report if item.invalid_regex]
-        if invalid and not allow_invalid_pattern:
-            # lint calls it an error (meta/invalid-schema): a grammar without it is not the schema
-            first = invalid[0]
-            reason = first.reason.removeprefix("regex not expressible: ")
-            common.fail(
-                f"{source}: schema {first.pointer or '/'}: {reason}",
-                "fix the regular expression, or pass --allow-invalid-pattern to compile without it",
-            )
-        if target is not None:
-            compile_to_target(loaded, target, fmt, output)
-            return
-        if fmt == "json":
-            payload = {
-                "gbnf": text,
-                "rules": len(loaded.grammar.rules),
-                "compile_ms": round(loaded.compile_ms, 3),
-                "report": [item.to_dict() for item in loaded.report],
-            }
-            if for_generation:
-                payload["closed_objects"] = list(loaded.closed_objects)
-            common.write_output(common.dump_json(payload), output)
-        else:
-            for line in _report_lines(loaded):
-                typer.echo(line, err=True)
-            for pointer in loaded.closed_objects:
-                typer.echo(f"closed: {pointer or '/'} takes no undeclared members while generating", err=True)
-            common.write_output(text, output)
+    app.command("compile", help=COMPILE_HELP)(compile_cmd)
+    app.command("check", help=CHECK_HELP)(check_cmd)
 
-    @app.command("check", help=CHECK_HELP)
-    def check_cmd(
-        grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
-        document: str = typer.Argument(..., help="The document to check, or - for stdin."),
-        exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-        whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
-        engine: str | None = typer.Option(
-            None, "--engine", help="Also run it through the exports in xgrammar | llguidance (bench extra)."
-        ),
-    ) -> None:
-        fmt = common.output_format(fmt)
-        space = _whitespace(whitespace)
-        check_engine_name(engine)
-        with common.user_errors():
-            loaded = load_source(grammar, whitespace=space)
-        data = common.read_bytes(document)
-        with common.user_errors():
-            verdict = check_document(loaded, data, exact=exact)
-        if engine is not None:  # the server's engine decides the exit code (docs/serving.md)
-            if fmt == "human":
-                typer.echo(f"gramwright: {verdict.message}", err=True)
-            judged = data[:-1].removesuffix(b"\r") if verdict.final_newline_ignored else data
-            raise typer.Exit(check_with_engine(loaded, engine, judged, verdict.accepted, fmt))
-        if fmt == "json":
-            typer.echo(common.dump_json(verdict.to_dict()), nl=False)
+
+def compile_cmd(
+    source: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
+    fmt: str = common.format_option(COMPILE_FORMATS, default="gbnf"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
+    whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
+    target: str | None = typer.Option(
+        None,
+        "--target",
+        "-t",
+        help="Export for a server: " + " | ".join(EXPORT_TARGETS) + " (docs/serving.md).",
+    ),
+    allow_invalid_pattern: bool = typer.Option(
+        False,
+        "--allow-invalid-pattern",
+        help="Compile even when a pattern is no valid regex (it is dropped from the grammar).",
+    ),
+    for_generation: bool = typer.Option(
+        False,
+        "--for-generation",
+        help="Schemas: the grammar generation uses (objects closed unless the schema's x-runtime "
+        "says open_objects: true), with the closed objects listed.",
+    ),
+) -> None:
+    fmt = common.output_format(fmt, choices=COMPILE_FORMATS)
+    space = _whitespace(whitespace)
+    common.check_output(output, source)
+    with common.user_errors():
+        if for_generation:
+            loaded = load_for_generation(source, whitespace=space)
         else:
-            typer.echo(verdict.message, err=True)
-        raise typer.Exit(common.EXIT_OK if verdict.accepted else common.EXIT_FINDINGS)
+            loaded = load_source(source, whitespace=space)
+        text = emit_gbnf(loaded.grammar)
+    invalid = [item for item in loaded.report if item.invalid_regex]
+    if invalid and not allow_invalid_pattern:
+        # lint calls it an error (meta/invalid-schema): a grammar without it is not the schema
+        first = invalid[0]
+        reason = first.reason.removeprefix("regex not expressible: ")
+        common.fail(
+            f"{source}: schema {first.pointer or '/'}: {reason}",
+            "fix the regular expression, or pass --allow-invalid-pattern to compile without it",
+        )
+    if target is not None:
+        compile_to_target(loaded, target, fmt, output)
+        return
+    if fmt == "json":
+        common.write_output(common.dump_json(render.compile_data(loaded, text, for_generation)), output)
+    else:
+        for line in render.report_lines(loaded):
+            typer.echo(line, err=True)
+        common.write_output(text, output)
+
+
+def check_cmd(
+    grammar: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
+    document: str | None = typer.Argument(
+        None, help="The document to check, or - for stdin (--stream: stdin, always)."
+    ),
+    exact: bool = typer.Option(False, "--exact", help="Never ignore a final newline."),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="Read stdin as it arrives: report where it stands after each piece and the first "
+        "byte that can never complete the moment it is read (NDJSON with --format json).",
+    ),
+    fmt: str = common.format_option(),
+    whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
+    engine: str | None = typer.Option(
+        None, "--engine", help="Also run it through the exports in xgrammar | llguidance (bench extra)."
+    ),
+) -> None:
+    fmt = common.output_format(fmt)
+    space = _whitespace(whitespace)
+    check_engine_name(engine)
+    with common.user_errors():
+        loaded = load_source(grammar, whitespace=space)
+    if stream:
+        if document not in (None, "-") or engine is not None:
+            common.fail(
+                "--stream reads the document from stdin", "pipe it in: … | gramwright check --stream S"
+            )
+        from gramwright.cli.streaming_cli import check_stream
+
+        with common.user_errors():
+            raise typer.Exit(check_stream(loaded, exact=exact, fmt=fmt))
+    if document is None:  # optional only for --stream: said as the parser says a missing argument
+        common.fail("gramwright check: missing argument DOCUMENT", "see 'gramwright check --help'")
+    data = common.read_bytes(document)
+    with common.user_errors():
+        verdict = check_document(loaded, data, exact=exact)
+    if engine is not None:  # the server's engine decides the exit code (docs/serving.md)
+        if fmt == "human":
+            typer.echo(f"gramwright: {verdict.message}", err=True)
+        judged = data[:-1].removesuffix(b"\r") if verdict.final_newline_ignored else data
+        raise typer.Exit(check_with_engine(loaded, engine, judged, verdict.accepted, fmt))
+    if fmt == "json":
+        typer.echo(common.dump_json(verdict.to_dict()), nl=False)
+    else:
+        typer.echo(verdict.message, err=True)
+    raise typer.Exit(common.EXIT_OK if verdict.accepted else common.EXIT_FINDINGS)

@@ -1,4 +1,7 @@
-"""`gramwright lint`: lint JSON Schemas for constrained decoding, per target engine or provider."""
+"""`gramwright lint`: lint JSON Schemas for constrained decoding, per target engine or provider.
+
+The report's human, JSON and SARIF forms are the library's (:mod:`gramwright.lint.render`); the
+baseline views around them are :mod:`gramwright.cli.render.lint`."""
 
 from __future__ import annotations
 
@@ -43,6 +46,9 @@ findings only), 2 usage error or unreadable input.
 """
 
 
+LINT_FORMATS = ("human", "json", "sarif")
+
+
 class FailOn(StrEnum):
     error = "error"
     warn = "warn"
@@ -55,7 +61,7 @@ def register(app: typer.Typer) -> None:
         help="Lint JSON Schemas for everything that hurts constrained decoding (per target profile).",
         epilog=EPILOG,
         rich_help_panel=None,
-    )(lint)
+    )(lint_cmd)
 
 
 def _read(path: str) -> tuple[Any, str, SchemaTooDeep | None]:
@@ -93,7 +99,7 @@ def _base_uri(path: str) -> str | None:
     return None if path == "-" else Path(path).resolve().as_uri()
 
 
-def lint(
+def lint_cmd(
     schemas: list[str] = typer.Argument(
         None, metavar="SCHEMA...", help="Schema files (JSON). '-' reads standard input.", show_default=False
     ),
@@ -104,7 +110,7 @@ def lint(
         help="Target: gramwright, openai-strict, anthropic, gemini, llguidance, xgrammar, llama-cpp; "
         "NAME@VERSION picks a dated version (openai-strict@2024-08).",
     ),
-    output_format: str = typer.Option("human", "--format", "-f", help="human | json | sarif"),
+    output_format: str = common.format_option(LINT_FORMATS),
     fail_on: FailOn = typer.Option(
         FailOn.error, "--fail-on", help="Exit 1 when a finding is at least this severe."
     ),
@@ -126,8 +132,9 @@ def lint(
         False, "--update-baseline", help="Write today's findings to the --baseline FILE (and exit 0)."
     ),
 ) -> None:
-    output_format = common.output_format(output_format, choices=("human", "json", "sarif"))
+    output_format = common.output_format(output_format, choices=LINT_FORMATS)
     with common.user_errors():
+        from gramwright.cli.render import lint as render
         from gramwright.lint import LintOptions, ProfileError, lint_schema, load_profile
         from gramwright.lint.diagnostic import SEVERITY_RANK
         from gramwright.lint.docs import rule_docs, rules_markdown
@@ -171,13 +178,13 @@ def lint(
         comparison = _compare(baseline, reports) if baseline is not None else None
         if output_format == "json":
             sys.stdout.write(
-                render_json(reports) if comparison is None else _json_with_baseline(reports, comparison)
+                render_json(reports) if comparison is None else render.json_with_baseline(reports, comparison)
             )
         elif output_format == "sarif":
             sources = {path: text for path, _, text, _ in documents}
             sys.stdout.write(render_sarif(reports, sources, comparison))
         else:
-            shown = reports if comparison is None else _only_new(reports, comparison)
+            shown = reports if comparison is None else render.only_new(reports, comparison)
             sys.stdout.write(render_human(shown, color=sys.stdout.isatty()))
         threshold = SEVERITY_RANK[fail_on.value]
         failing = [
@@ -187,12 +194,14 @@ def lint(
             if comparison is None or comparison.state(i, j) == "new"
         ]
         if comparison is not None and baseline is not None:
-            _baseline_summary(baseline, comparison)
+            for line in render.baseline_lines(baseline, comparison):
+                typer.echo(line, err=True)
         if any(SEVERITY_RANK[d.severity] >= threshold for d in failing):
             raise typer.Exit(common.EXIT_FINDINGS)
 
 
 def _write_baseline(path: Path, reports: list[LintReport]) -> int:
+    from gramwright.cli.render import lint as render
     from gramwright.fsutil import atomic_write_text
     from gramwright.lint.baseline import load_baseline, render_baseline
 
@@ -202,8 +211,7 @@ def _write_baseline(path: Path, reports: list[LintReport]) -> int:
         atomic_write_text(path, text)
     except OSError as exc:
         common.fail(f"{path}: cannot write: {exc.strerror or exc}")
-    count = len(json.loads(text)["findings"])
-    typer.echo(f"wrote {path}: {count} finding{'s' if count != 1 else ''} accepted", err=True)
+    typer.echo(render.baseline_written(path, len(json.loads(text)["findings"])), err=True)
     return common.EXIT_OK
 
 
@@ -211,31 +219,3 @@ def _compare(path: Path, reports: list[LintReport]) -> BaselineComparison:
     from gramwright.lint.baseline import compare_baseline, load_baseline
 
     return compare_baseline(reports, load_baseline(path))
-
-
-def _only_new(reports: list[LintReport], comparison: BaselineComparison) -> list[LintReport]:
-    from dataclasses import replace
-
-    return [
-        replace(r, diagnostics=[d for j, d in enumerate(r.diagnostics) if comparison.state(i, j) == "new"])
-        for i, r in enumerate(reports)
-    ]
-
-
-def _json_with_baseline(reports: list[LintReport], comparison: BaselineComparison) -> str:
-    rows = [
-        {**d.to_dict(), "file": r.file, "baseline_state": comparison.state(i, j)}
-        for i, r in enumerate(reports)
-        for j, d in enumerate(r.diagnostics)
-    ]
-    return common.dump_json(rows)
-
-
-def _baseline_summary(path: Path, comparison: BaselineComparison) -> None:
-    """On stderr: how the findings compare with the baseline, and each fixed one (so it shrinks)."""
-    new, accepted, fixed = len(comparison.new), len(comparison.accepted), len(comparison.fixed)
-    typer.echo(f"baseline {path}: {new} new, {accepted} accepted, {fixed} fixed", err=True)
-    for e in comparison.fixed:
-        typer.echo(f"fixed: {e.file} {e.pointer or '/'} {e.rule} (no longer found)", err=True)
-    if fixed:
-        typer.echo(f"shrink the baseline: gramwright lint ... --baseline {path} --update-baseline", err=True)

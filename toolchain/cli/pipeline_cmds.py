@@ -1,7 +1,8 @@
 """`gramwright validate`, `extract` and `report`: the three-layer pipeline from the terminal.
 
 Thin adapters over :mod:`gramwright.pipeline`: policy flags override the schema's ``x-runtime``;
-results go to stdout (``--format human|json``), progress and warnings to stderr; exit 0 when every
+results go to stdout (``--format human|json``, rendered by :mod:`gramwright.cli.render.pipeline`),
+progress and warnings to stderr; exit 0 when every
 result is ``ok``, 1 when some is not, 2 for usage and input errors.
 """
 
@@ -32,6 +33,12 @@ Input rows are {id, prompt} or {id, text} (with --prompt-template). Each finishe
 and flushed; at the end a summary table (or --format json).
 
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --metrics m.jsonl
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --stream   # NDJSON events
+
+--stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
+value once the grammar has settled it, and an end event with the row's StructuredResult; the
+--output file is written as without it, and a summary event comes last (docs/streaming.md).
 """
 
 
@@ -91,41 +98,15 @@ def _texts(data: bytes, name: str, jsonl: bool) -> list[tuple[str, str, str]]:
     return items
 
 
-def _human_result(rid: str, result: Any) -> str:
-    head = f"{rid}: {result.status}" + (f" (layer {result.layer})" if result.layer else "")
-    head += f" confidence={result.confidence}" + (" repaired" if result.repaired else "")
-    head += " DEGRADED" if result.degraded else ""
-    lines = [head]
-    for change in result.reading.get("repairs", []):
-        where = change["pointer"] or "/"
-        lines.append(f"  repair {change['op']} at {where}: {change['before']!r} → {change['after']!r}")
-    lines.extend(f"  note: {note}" for note in result.reading.get("notes", []))
-    for e in result.errors:
-        lines.append(f"  error {e.pointer or '/'} [{e.rule or e.keyword}]: {e.message}")
-    for w in result.warnings:
-        lines.append(f"  warn  {w.pointer or '/'} [{w.rule}]: {w.message}")
-    for d in result.dropped:
-        lines.append(f"  dropped {d.pointer or '/'}: {d.reason}")
-    for f in result.filled:
-        lines.append(f"  filled {f} by the rules file's fallback")
-    if result.value is not None:
-        lines.append("  value: " + json.dumps(result.to_dict()["value"], ensure_ascii=False))
-    return "\n".join(lines)
-
-
 def _print_summary(summary: dict[str, Any], fmt: str) -> None:
-    from gramwright.pipeline.metrics import summary_lines
-
     if fmt == "json":
         typer.echo(common.dump_json(summary), nl=False)
         return
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title="pipeline summary", show_header=False)
-    for label, value in summary_lines(summary):
-        table.add_row(label, value)
-    Console(file=sys.stdout, width=100).print(table)
+    from gramwright.cli.render.pipeline import summary_table
+
+    Console(file=sys.stdout, width=100).print(summary_table(summary))
 
 
 def _backend(spec: str | None, model: str | None, schema_prompt: Any = "compact") -> Any:
@@ -140,122 +121,151 @@ def _backend(spec: str | None, model: str | None, schema_prompt: Any = "compact"
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("validate", help=VALIDATE_HELP)
-    def validate_cmd(
-        output: str = typer.Argument("-", help="The output text file, a .jsonl of outputs, or - for stdin."),
-        schema: str = typer.Option(..., "--schema", help="The JSON Schema the output must follow."),
-        rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
-        jsonl: bool = typer.Option(False, "--jsonl", help="The input is JSONL even without .jsonl."),
-        finish_reason: str | None = typer.Option(None, "--finish-reason", help="stop | length (one text)."),
-        partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-        allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
-        fallback: str | None = typer.Option(
-            None, "--fallback", help="none | partial | flag_for_review | rule_engine"
-        ),
-        high_risk: bool | None = typer.Option(None, "--high-risk/--not-high-risk", help="No layer 3 at all."),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-    ) -> None:
-        fmt = common.output_format(fmt)
-        from gramwright.pipeline import validate_text
+    app.command("validate", help=VALIDATE_HELP)(validate_cmd)
+    app.command("extract", help=EXTRACT_HELP)(extract_cmd)
+    app.command("report")(report_cmd)
 
-        with common.user_errors():
-            overrides = _policy_overrides(
-                partial_ok=partial_ok, allow_degrade=allow_degrade, fallback=fallback, high_risk=high_risk
+
+def validate_cmd(
+    output: str = typer.Argument("-", help="The output text file, a .jsonl of outputs, or - for stdin."),
+    schema: str = typer.Option(..., "--schema", help="The JSON Schema the output must follow."),
+    rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
+    jsonl: bool = typer.Option(False, "--jsonl", help="The input is JSONL even without .jsonl."),
+    finish_reason: str | None = typer.Option(None, "--finish-reason", help="stop | length (one text)."),
+    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
+    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    fallback: str | None = typer.Option(
+        None, "--fallback", help="none | partial | flag_for_review | rule_engine"
+    ),
+    high_risk: bool | None = typer.Option(None, "--high-risk/--not-high-risk", help="No layer 3 at all."),
+    fmt: str = common.format_option(),
+) -> None:
+    fmt = common.output_format(fmt)
+    from gramwright.pipeline import validate_text
+
+    with common.user_errors():
+        overrides = _policy_overrides(
+            partial_ok=partial_ok, allow_degrade=allow_degrade, fallback=fallback, high_risk=high_risk
+        )
+        source, policy, ruleset = _load(schema, rules, overrides)
+        items = _texts(common.read_bytes(output), output, jsonl)
+        results = []
+        for rid, text, reason in items:
+            reason = finish_reason or reason
+            results.append(
+                (rid, validate_text(text, source, rules=ruleset, policy=policy, finish_reason=reason))
             )
-            source, policy, ruleset = _load(schema, rules, overrides)
-            items = _texts(common.read_bytes(output), output, jsonl)
-            results = []
-            for rid, text, reason in items:
-                reason = finish_reason or reason
-                results.append(
-                    (rid, validate_text(text, source, rules=ruleset, policy=policy, finish_reason=reason))
-                )
-        if fmt == "json":
-            rows = [{"id": rid, **r.to_dict()} for rid, r in results]
-            typer.echo(common.dump_json(rows if len(rows) != 1 else rows[0]), nl=False)
-        else:
-            for rid, r in results:
-                typer.echo(_human_result(rid, r))
-        raise typer.Exit(common.EXIT_OK if all(r.ok for _, r in results) else common.EXIT_FINDINGS)
+    from gramwright.cli.render.pipeline import render_result, results_data
 
-    @app.command("extract", help=EXTRACT_HELP)
-    def extract_cmd(
-        schema: str = typer.Option(..., "--schema", help="The JSON Schema of every row's value."),
-        input_path: Path = typer.Option(..., "--input", help="JSONL rows {id, prompt} or {id, text}."),
-        output_path: Path = typer.Option(..., "--output", help="JSONL results (appended; resumable)."),
-        rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
-        metrics_path: Path | None = typer.Option(None, "--metrics", help="JSONL metrics, one row per id."),
-        template: str = typer.Option("{text}", "--prompt-template", help="For {id, text} rows."),
-        model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
-        max_attempts: int | None = typer.Option(None, "--max-attempts", min=1),
-        max_tokens: int | None = typer.Option(None, "--max-tokens", min=1),
-        token_budget: int | None = typer.Option(None, "--token-budget", min=1),
-        time_budget: float | None = typer.Option(None, "--time-budget", min=0.001, help="Seconds per row."),
-        feedback: bool | None = typer.Option(None, "--feedback/--no-feedback"),
-        partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-        allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
-        fallback: str | None = typer.Option(None, "--fallback"),
-        decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
-        open_objects: bool | None = typer.Option(
-            None,
-            "--open-objects/--close-objects",
-            help="Objects without additionalProperties take undeclared members (default: closed "
-            "while generating, or the schema's x-runtime open_objects).",
-        ),
-        schema_prompt: str = typer.Option(
-            "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
-        ),
-        backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-    ) -> None:
-        fmt = common.output_format(fmt)
-        common.check_output(output_path, str(input_path))
-        from gramwright.cli.generate_cmd import schema_rendering
+    if fmt == "json":
+        typer.echo(common.dump_json(results_data(results)), nl=False)
+    else:
+        for rid, r in results:
+            typer.echo(render_result(rid, r))
+    raise typer.Exit(common.EXIT_OK if all(r.ok for _, r in results) else common.EXIT_FINDINGS)
 
-        rendering = schema_rendering(schema_prompt)
-        from gramwright.pipeline import run
-        from gramwright.pipeline.batch import read_inputs
-        from gramwright.pipeline.metrics import summarize
 
-        with common.user_errors():
-            overrides = _policy_overrides(
-                max_attempts=max_attempts,
-                max_tokens=max_tokens,
-                token_budget=token_budget,
-                time_budget_s=time_budget,
-                feedback_on_fail=feedback,
-                partial_ok=partial_ok,
-                allow_degrade=allow_degrade,
-                fallback=fallback,
-                decode_mode=decode_mode,
-                open_objects=open_objects,
-            )
-            source, policy, ruleset = _load(schema, rules, overrides)
-            source = source.for_generation(policy.open_objects)  # compiled once for every row
-            inputs = read_inputs(input_path, template)
-            backend = _backend(backend_spec, model, rendering)
-            rows = _extract(
-                inputs,
-                output_path,
-                metrics_path,
-                lambda item: run(source, item.prompt, policy=policy, rules=ruleset, backend=backend),
-            )
-        summary = summarize([_metrics_of(r) for r in rows])
+def extract_cmd(
+    schema: str = typer.Option(..., "--schema", help="The JSON Schema of every row's value."),
+    input_path: Path = typer.Option(..., "--input", help="JSONL rows {id, prompt} or {id, text}."),
+    output_path: Path = typer.Option(..., "--output", help="JSONL results (appended; resumable)."),
+    rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
+    metrics_path: Path | None = typer.Option(None, "--metrics", help="JSONL metrics, one row per id."),
+    template: str = typer.Option("{text}", "--prompt-template", help="For {id, text} rows."),
+    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    max_attempts: int | None = typer.Option(None, "--max-attempts", min=1),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", min=1),
+    token_budget: int | None = typer.Option(None, "--token-budget", min=1),
+    time_budget: float | None = typer.Option(None, "--time-budget", min=0.001, help="Seconds per row."),
+    feedback: bool | None = typer.Option(None, "--feedback/--no-feedback"),
+    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
+    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    fallback: str | None = typer.Option(None, "--fallback"),
+    decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
+    open_objects: bool | None = typer.Option(
+        None,
+        "--open-objects/--close-objects",
+        help="Objects without additionalProperties take undeclared members (default: closed "
+        "while generating, or the schema's x-runtime open_objects).",
+    ),
+    schema_prompt: str = typer.Option(
+        "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
+    ),
+    backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="NDJSON events on stdout, each with the row's id: every attempt's tokens and "
+        "settled values, an end event with the StructuredResult, a summary event last.",
+    ),
+    fmt: str = common.format_option(),
+) -> None:
+    fmt = common.output_format(fmt)
+    common.check_output(output_path, str(input_path))
+    from gramwright.cli.generate_cmd import schema_rendering
+
+    rendering = schema_rendering(schema_prompt)
+    from gramwright.pipeline import run
+    from gramwright.pipeline.batch import read_inputs
+    from gramwright.pipeline.metrics import summarize
+
+    with common.user_errors():
+        overrides = _policy_overrides(
+            max_attempts=max_attempts,
+            max_tokens=max_tokens,
+            token_budget=token_budget,
+            time_budget_s=time_budget,
+            feedback_on_fail=feedback,
+            partial_ok=partial_ok,
+            allow_degrade=allow_degrade,
+            fallback=fallback,
+            decode_mode=decode_mode,
+            open_objects=open_objects,
+        )
+        source, policy, ruleset = _load(schema, rules, overrides)
+        source = source.for_generation(policy.open_objects)  # compiled once for every row
+        inputs = read_inputs(input_path, template)
+        backend = _backend(backend_spec, model, rendering)
+
+        def solve(item: Any) -> Any:
+            if not stream:
+                return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+            from gramwright.cli.render.stream import with_fields
+            from gramwright.streaming.run import stream_pipeline
+
+            emit = with_fields(id=item.id)
+            return stream_pipeline(source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
+
+        try:
+            rows = _extract(inputs, output_path, metrics_path, solve)
+        except KeyboardInterrupt:
+            if not stream:
+                raise
+            from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
+
+            # the row's end event (cancelled) is written; the rows before it are in --output
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    summary = summarize([_metrics_of(r) for r in rows])
+    if stream:
+        from gramwright.cli.render.stream import write_event
+
+        write_event({"event": "summary", **summary})
+    else:
         _print_summary(summary, fmt)
-        raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
+    raise typer.Exit(common.EXIT_OK if summary["status"]["ok"] == len(rows) else common.EXIT_FINDINGS)
 
-    @app.command("report")
-    def report_cmd(
-        metrics_path: Path = typer.Argument(..., help="A metrics JSONL file (extract --metrics)."),
-        fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
-    ) -> None:
-        """Print the batch summary from a metrics file."""
-        fmt = common.output_format(fmt)
-        from gramwright.pipeline.metrics import read_metrics, summarize
 
-        with common.user_errors():
-            summary = summarize(read_metrics(metrics_path))
-        _print_summary(summary, fmt)
+def report_cmd(
+    metrics_path: Path = typer.Argument(..., help="A metrics JSONL file (extract --metrics)."),
+    fmt: str = common.format_option(),
+) -> None:
+    """Print the batch summary from a metrics file."""
+    fmt = common.output_format(fmt)
+    from gramwright.pipeline.metrics import read_metrics, summarize
+
+    with common.user_errors():
+        summary = summarize(read_metrics(metrics_path))
+    _print_summary(summary, fmt)
 
 
 def _metrics_of(row: dict[str, Any]) -> dict[str, Any]:

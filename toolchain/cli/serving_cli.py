@@ -1,7 +1,8 @@
 """The serving side of ``gramwright compile --target`` and ``gramwright check --engine``.
 
 Thin: the exports are :mod:`gramwright.grammar.export`, the engine runs and dialect verdicts
-:mod:`gramwright.serving`; this module only prints them. The engines (the bench extra) are
+:mod:`gramwright.serving`; this module runs them and prints what :mod:`gramwright.cli.render.grammar`
+makes of them. The engines (the bench extra) are
 imported only when ``--engine`` asks for one.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 import typer
 
 from gramwright.cli import common
+from gramwright.cli.render import grammar as render
 from gramwright.grammar.export import DIALECTS, TARGETS, export_grammar
 from gramwright.sources import CompiledSource
 
@@ -38,14 +40,7 @@ def compile_to_target(loaded: CompiledSource, target: str, fmt: str, output: Pat
             approximations=_approximations(loaded),
         )
     if fmt == "json":
-        payload: dict[str, Any] = {
-            "target": target,
-            "text": exported.text if exported.body is None else None,
-            "body": exported.body,
-            "notes": exported.notes,
-            "report": [item.to_dict() for item in loaded.report],
-        }
-        common.write_output(common.dump_json(payload), output)
+        common.write_output(common.dump_json(render.target_data(target, exported, loaded)), output)
         return
     for line in exported.notes:
         typer.echo(f"note: {line}", err=True)
@@ -72,13 +67,8 @@ def check_with_engine(loaded: CompiledSource, engine: str, data: bytes, ours: bo
             results.append({**verdict.to_dict(), "target": target, "detected_as": detect_dialects(text)})
     accepted = all(r["accepted"] for r in results)
     if fmt == "json":
-        payload = {"engine": engine, "accepted": accepted, "recognizer": ours, "exports": results}
-        typer.echo(common.dump_json(payload), nl=False)
+        typer.echo(common.dump_json(render.engine_data(engine, accepted, ours, results)), nl=False)
     else:
-        for r in results:
-            word = "accepts" if r["accepted"] else f"{r['reason']} at byte {r['consumed']}"
-            agree = "" if r["accepted"] == ours else "  (differs from gramwright's recognizer!)"
-            typer.echo(f"{engine} on the {r['target']} export: {word}{agree}", err=True)
-            detected = ", ".join(f"{k} reads {v}" for k, v in r["detected_as"].items())
-            typer.echo(f"  dialect: {detected}", err=True)
+        for line in render.engine_lines(engine, results, ours):
+            typer.echo(line, err=True)
     return common.EXIT_OK if accepted else common.EXIT_FINDINGS

@@ -1,21 +1,18 @@
 """`gramwright snapshot`: check (or update) the snapshots of a project's grammars, for CI.
 
 Thin: discovery, comparison and meaning are :mod:`gramwright.snapshot`; this module parses the
-options and renders a :class:`~gramwright.snapshot.SnapshotRun` as text or JSON.
+options, and :mod:`gramwright.cli.render.snapshot` renders the
+:class:`~gramwright.snapshot.SnapshotRun` as text (JSON: its ``to_dict``).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
 from gramwright.cli import common
-
-if TYPE_CHECKING:
-    from gramwright.snapshot import SnapshotRun
 
 EPILOG = """\
 Examples:
@@ -39,66 +36,16 @@ Exit codes: 0 every snapshot matches (or was updated), 1 a snapshot changed, is 
 or a source does not compile, 2 usage error.
 """
 
-_WORD = {
-    "source": "the source changed",
-    "compiler": "the compiler changed (same source)",
-    "both": "the source and the compiler changed",
-    "targets": "the export targets changed",
-}
-
 
 def register(app: typer.Typer) -> None:
     app.command(
         "snapshot",
         help="Snapshot-test grammars: compile every schema/grammar and compare with the stored snapshots.",
         epilog=EPILOG,
-    )(snapshot)
+    )(snapshot_cmd)
 
 
-def _indent(text: str) -> str:
-    return "".join(f"    {line}" for line in text.splitlines(keepends=True))
-
-
-def render_human(run: SnapshotRun) -> str:
-    """The run as text: one line per source that is not a plain match, its changes and its diff."""
-    out: list[str] = []
-    for r in run.results:
-        if r.status == "match" and not r.note:
-            continue
-        head = f"{r.status:<9}{r.source}"
-        if r.status == "changed":
-            head += f" — {_WORD.get(r.reason, r.reason)}"
-            if r.stored_version and r.stored_version != r.version:
-                head += f" (snapshot by gramwright {r.stored_version}, now {r.version})"
-            if r.direction:
-                head += f"; the language {'changed' if r.direction == 'changed' else 'is ' + r.direction}"
-        elif r.status == "new":
-            head += " — no snapshot yet"
-        elif r.status == "orphaned":
-            head += f" — {r.snapshot}: {r.note}"
-        elif r.status == "error":
-            head += f" — {r.error}"
-        if r.written:
-            head += " [deleted]" if r.status == "orphaned" else " [written]"
-        out.append(head)
-        if r.note and r.status in ("match", "changed"):
-            out.append(f"    note: {r.note}")
-        for change in r.changes:
-            out.append(f"    {change.direction:<9}{change.pointer or '/'}: {change.what}")
-        if r.diff and r.status == "changed" and not run.update:
-            out.append(_indent(r.diff).rstrip("\n"))
-    counts = run.counts()
-    total = sum(n for k, n in counts.items() if k != "orphaned")
-    parts = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-    out.append(
-        f"{total} source{'s' if total != 1 else ''}: {parts or 'nothing found'} (snapshots in {run.dir})"
-    )
-    if run.failed and not run.update:
-        out.append("to accept these changes: gramwright snapshot --update (then review and commit the files)")
-    return "\n".join(out) + "\n"
-
-
-def snapshot(
+def snapshot_cmd(
     paths: list[str] = typer.Argument(
         None,
         metavar="PATH",
@@ -117,7 +64,7 @@ def snapshot(
         "-t",
         help="Exports to keep beside the GBNF, comma-separated (lark,vllm-request,…).",
     ),
-    fmt: str = typer.Option("human", "--format", "-f", help="human | json"),
+    fmt: str = common.format_option(),
     ci: bool = typer.Option(False, "--ci", help="Never write (also when CI is set in the environment)."),
 ) -> None:
     fmt = common.output_format(fmt)
@@ -136,5 +83,7 @@ def snapshot(
     if fmt == "json":
         sys.stdout.write(common.dump_json(run.to_dict()))
     else:
+        from gramwright.cli.render.snapshot import render_human
+
         sys.stdout.write(render_human(run))
     raise typer.Exit(common.EXIT_FINDINGS if run.failed else common.EXIT_OK)

@@ -38,53 +38,55 @@ Examples:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("tui", help=HELP)
-    def tui_cmd(
-        paths: list[Path] | None = typer.Argument(
-            None,
-            metavar="[PATH]...",
-            help="A schema or .gbnf grammar, a patch file, or source files/a folder.",
-        ),
-        model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
-        profile: str = typer.Option("gramwright", "--profile", "-p", help="Lint profile (target)."),
-        max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Sample budget (editable)."),
-        root: Path | None = typer.Option(
-            None, "--root", help="Project root of a patch's paths. Default: git top level, else cwd."
-        ),
-        fuzzy: bool = typer.Option(False, "--fuzzy", help="Review: accept tolerant matches too."),
-    ) -> None:
-        from gramwright.lint import ProfileError, load_profile
-        from gramwright.tui.entry import classify
+    app.command("tui", help=HELP)(tui_cmd)
 
-        opening = classify(paths or [])
-        missing = [p for p in opening.sources if not p.exists()]
-        if missing:
-            common.fail(f"{missing[0]}: no such file or folder")
-        try:
-            load_profile(profile)
-        except ProfileError as exc:
-            common.fail(exc.one_line())
-        if root is not None and not root.is_dir():
-            common.fail(f"--root {root}: not a directory")
-        from gramwright.editors import find_root
-        from gramwright.tui import run_tui
 
-        if root is None:
-            folders = [p for p in opening.sources if p.is_dir()]
-            # one folder: the project whose files the edit screen lists
-            root = folders[0] if len(folders) == 1 and len(opening.sources) == 1 else find_root()
-        from gramwright.tui.session import SchemaSession
+def tui_cmd(
+    paths: list[Path] | None = typer.Argument(
+        None,
+        metavar="[PATH]...",
+        help="A schema or .gbnf grammar, a patch file, or source files/a folder.",
+    ),
+    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    profile: str = typer.Option("gramwright", "--profile", "-p", help="Lint profile (target)."),
+    max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Sample budget (editable)."),
+    root: Path | None = typer.Option(
+        None, "--root", help="Project root of a patch's paths. Default: git top level, else cwd."
+    ),
+    fuzzy: bool = typer.Option(False, "--fuzzy", help="Review: accept tolerant matches too."),
+) -> None:
+    from gramwright.lint import ProfileError, load_profile
+    from gramwright.tui.entry import classify
 
-        with common.user_errors():  # a binary or non-UTF-8 file: one line here, not a traceback
-            SchemaSession.open(opening.schema, profile)
+    opening = classify(paths or [])
+    missing = [p for p in opening.sources if not p.exists()]
+    if missing:
+        common.fail(f"{missing[0]}: no such file or folder")
+    try:
+        load_profile(profile)
+    except ProfileError as exc:
+        common.fail(exc.one_line())
+    if root is not None and not root.is_dir():
+        common.fail(f"--root {root}: not a directory")
+    from gramwright.editors import find_root
+    from gramwright.tui import run_tui
 
-        run_tui(
-            opening.schema,
-            model=model,
-            profile=profile,
-            max_tokens=max_tokens,
-            patch=opening.patch,
-            sources=opening.sources,
-            root=root,
-            fuzzy=fuzzy,
-        )
+    if root is None:
+        folders = [p for p in opening.sources if p.is_dir()]
+        # one folder: the project whose files the edit screen lists
+        root = folders[0] if len(folders) == 1 and len(opening.sources) == 1 else find_root()
+    from gramwright.tui.session import SchemaSession
+
+    with common.user_errors():  # a binary or non-UTF-8 file: one line here, not a traceback
+        SchemaSession.open(opening.schema, profile)
+
+    run_tui(
+        opening.schema,
+        model=model,
+        profile=profile,
+        max_tokens=max_tokens,
+        patch=opening.patch,
+        sources=opening.sources,
+        root=root,
+        fuzzy=fuzzy,
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -76,6 +76,8 @@ class GeneratorBackend:
             generator = Generator(model)
         self.generator = generator
         self.schema_prompt: SchemaRendering = schema_prompt  # how the schema is shown in the prompt
+        # sees every step of every attempt and may raise to stop the run (``extract --stream``)
+        self.on_token: Callable[[Any], None] | None = None
 
     def check_budget(self, source: CompiledSource, max_tokens: int) -> None:
         """Raise ``BudgetTooSmall`` when ``max_tokens`` cannot hold ``source``'s shortest output
@@ -98,6 +100,8 @@ class GeneratorBackend:
 
         def watch(step: Any) -> None:
             pieces.append(step.text)
+            if self.on_token is not None:
+                self.on_token(step)
             if step.clipped_mass is not None:
                 masses.append(step.clipped_mass)
             if time.perf_counter() > deadline:

@@ -6,9 +6,10 @@ The peers come with the bench extra and are imported lazily, here and nowhere el
   grammar text loaded the way vLLM and SGLang hand it over — XGrammar's EBNF or Lark reader,
   llguidance's Lark reader or its GBNF conversion (``grammar_from``) — with a tokenizer of the
   256 single bytes, so that a verdict is about the language, not about one model's tokens.
-* :class:`MaskEngine` (the mask benchmarks): a JSON Schema compiled by each engine for a real
-  tokenizer, one token mask at a time in the peers' int32 bitset layout — :class:`OursMasks`,
-  :class:`LLGuidanceMasks`, :class:`XGrammarMasks`.
+* :class:`MaskEngine` (every benchmark that runs the peers: masks, compile, end to end): a JSON
+  Schema compiled by each engine for a real tokenizer, one token mask at a time in the peers'
+  int32 bitset layout — :class:`OursMasks`, :class:`LLGuidanceMasks`, :class:`XGrammarMasks`.
+  The peers also apply their mask to a row of logits with their own kernel (``apply``).
 """
 
 from __future__ import annotations
@@ -175,6 +176,8 @@ class MaskEngine(Protocol):
 
     def consume(self, matcher: Any, tid: int) -> bool: ...
 
+    def finished(self, matcher: Any) -> bool: ...
+
 
 class OursMasks:
     """Our token engine. Per-tokenizer preparation (the vocabulary trie and byte tables) is done
@@ -210,6 +213,18 @@ class OursMasks:
     def consume(self, matcher: Any, tid: int) -> bool:
         return bool(matcher.try_consume(tid))
 
+    def finished(self, matcher: Any) -> bool:
+        return bool(matcher.is_terminated())
+
+
+@dataclass
+class _LLGuidanceGrammar:
+    """A compiled schema for llguidance: the grammar, and the matcher that checked it, handed out
+    by the first :meth:`LLGuidanceMasks.matcher` call so the check is not paid twice."""
+
+    grammar: str
+    checked: Any
+
 
 class LLGuidanceMasks:
     """llguidance with the Hugging Face tokenizer, compact JSON (no flexible whitespace)."""
@@ -224,17 +239,22 @@ class LLGuidanceMasks:
         self.tok = llguidance.hf.from_tokenizer(hf_tokenizer)
         self.bitmask = llguidance.numpy.allocate_token_bitmask(1, self.tok.vocab_size)
 
-    def compile(self, schema: Any) -> Any:
+    def compile(self, schema: Any) -> _LLGuidanceGrammar:
+        """The schema's grammar, checked by building a matcher for it (what vLLM's first request
+        does); a grammar llguidance refuses raises ``ValueError`` with its reason."""
         grammar = self.llg.LLMatcher.grammar_from_json_schema(
             json.dumps(schema), defaults={"whitespace_flexible": False}
         )
-        err = self.llg.LLMatcher.validate_grammar(grammar, self.tok)
-        if err:
-            raise ValueError(err)
-        return grammar
+        matcher = self.llg.LLMatcher(self.tok, grammar, log_level=0)
+        if matcher.is_error():
+            raise ValueError(matcher.get_error())
+        return _LLGuidanceGrammar(grammar, matcher)
 
-    def matcher(self, compiled: Any) -> Any:
-        return self.llg.LLMatcher(self.tok, compiled)
+    def matcher(self, compiled: _LLGuidanceGrammar) -> Any:
+        if compiled.checked is not None:
+            matcher, compiled.checked = compiled.checked, None
+            return matcher
+        return self.llg.LLMatcher(self.tok, compiled.grammar, log_level=0)
 
     def mask(self, matcher: Any) -> None:
         self.llg.numpy.fill_next_token_bitmask(matcher, self.bitmask, 0)
@@ -242,16 +262,29 @@ class LLGuidanceMasks:
     def consume(self, matcher: Any, tid: int) -> bool:
         return bool(matcher.consume_token(tid)) and not matcher.is_error()
 
+    def finished(self, matcher: Any) -> bool:
+        return bool(matcher.is_stopped()) or bool(matcher.is_error())
+
+    def apply(self, logits: Any) -> None:
+        """Block, in place, the tokens the last :meth:`mask` excluded (``logits``: a 1 x vocab
+        torch tensor), with llguidance's own kernel."""
+        import llguidance.torch
+        import torch
+
+        llguidance.torch.apply_token_bitmask_inplace(logits, torch.from_numpy(self.bitmask))
+
 
 class XGrammarMasks:
-    """XGrammar with the Hugging Face tokenizer, compact JSON, no compile cache (every schema cold)."""
+    """XGrammar with the Hugging Face tokenizer, compact JSON, no compile cache (every schema
+    cold); ``max_threads`` as XGrammar's compiler takes it (None: its default)."""
 
     name = "xgrammar"
 
-    def __init__(self, hf_tokenizer: Any, vocab_size: int) -> None:
+    def __init__(self, hf_tokenizer: Any, vocab_size: int, max_threads: int | None = None) -> None:
         self.xgr = _import("xgrammar")
         info = self.xgr.TokenizerInfo.from_huggingface(hf_tokenizer, vocab_size=vocab_size)
-        self.compiler = self.xgr.GrammarCompiler(info, cache_enabled=False)
+        threads = {} if max_threads is None else {"max_threads": max_threads}
+        self.compiler = self.xgr.GrammarCompiler(info, cache_enabled=False, **threads)
         self.bitmask = self.xgr.allocate_token_bitmask(1, vocab_size)
 
     def compile(self, schema: Any) -> Any:
@@ -268,17 +301,30 @@ class XGrammarMasks:
     def consume(self, matcher: Any, tid: int) -> bool:
         return bool(matcher.accept_token(tid))
 
+    def finished(self, matcher: Any) -> bool:
+        return bool(matcher.is_terminated())
+
+    def apply(self, logits: Any) -> None:
+        """Block, in place, the tokens the last :meth:`mask` excluded (``logits``: a 1 x vocab
+        torch tensor), with XGrammar's own kernel."""
+        self.xgr.apply_token_bitmask_inplace(logits, self.bitmask)
+
 
 def mask_engine(
-    name: str, hf_tokenizer: Any, vocab: Any = None, *, vocab_size: int | None = None
+    name: str,
+    hf_tokenizer: Any,
+    vocab: Any = None,
+    *,
+    vocab_size: int | None = None,
+    max_threads: int | None = None,
 ) -> MaskEngine:
     """The engine ``name`` (ours, llguidance, xgrammar) for ``hf_tokenizer``; ours needs our
-    ``vocab`` of it, XGrammar its size (``vocab.size`` when not given). A missing peer is
-    :class:`EngineMissing`."""
+    ``vocab`` of it, XGrammar its size (``vocab.size`` when not given) and, optionally, how many
+    threads its compiler may use. A missing peer is :class:`EngineMissing`."""
     if name == "ours":
         return OursMasks(vocab)
     if name == "llguidance":
         return LLGuidanceMasks(hf_tokenizer)
     if name == "xgrammar":
-        return XGrammarMasks(hf_tokenizer, vocab_size if vocab_size is not None else vocab.size)
+        return XGrammarMasks(hf_tokenizer, vocab_size if vocab_size is not None else vocab.size, max_threads)
     raise GramwrightError(f"unknown engine {name!r}", hint="use ours, llguidance or xgrammar")

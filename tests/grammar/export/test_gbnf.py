@@ -20,6 +20,7 @@ from gramwright.grammar.gbnf import parse_gbnf
 from gramwright.grammar.ir import CharClass, Grammar, Literal, Repeat, walk
 from gramwright.recognizer import Recognizer, compile_grammar
 from gramwright.serving.samples import mutate, sample_document
+from tests.support.gbnf import escapes
 
 
 def accepts(g: Grammar, text: str) -> bool:
@@ -121,20 +122,6 @@ def test_deep_nesting_is_flattened_or_hoisted() -> None:
     same_language_on_samples(g, emit_gbnf_export(g))
 
 
-def _escapes(text: str) -> list[str]:
-    """The escape sequences of GBNF text, each as the backslash and the three characters after
-    it (an escaped backslash is one escape: in ``"\\\\U"`` the ``U`` is a plain letter)."""
-    out = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\\":
-            out.append(text[i : i + 4])
-            i += 2
-        else:
-            i += 1
-    return out
-
-
 @settings(max_examples=60, deadline=None)
 @given(st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=6))
 @example("\\U")  # a backslash then U: the export's escaped backslash, not a \U escape
@@ -142,7 +129,7 @@ def _escapes(text: str) -> list[str]:
 def test_any_literal_round_trips(text: str) -> None:
     exported = emit_gbnf_export(Grammar({"root": Literal(text)}))
     # spellings llguidance's converter breaks: \u0… and \U… escapes
-    assert not [e for e in _escapes(exported) if e.startswith(("\\u0", "\\U"))], exported
+    assert not [e for e in escapes(exported) if e.startswith(("\\u0", "\\U"))], exported
     assert accepts(prepare(parse_gbnf(exported)), text)
 
 

@@ -1,8 +1,11 @@
-"""Human text for `gramwright apply` / `undo` / `history` (the JSON forms are the core's as_dict)."""
+"""How `gramwright apply`, `undo` and `history` print: the check report, the apply verdict, the
+undo line and the journal as text, and their JSON payloads (the core's ``as_dict`` forms)."""
 
 from __future__ import annotations
 
-from gramwright.editors import CheckReport, EditCheck, JournalEntry
+from typing import Any
+
+from gramwright.editors import ApplyResult, CheckReport, EditCheck, JournalEntry, UndoResult
 
 
 def _edit_line(check: EditCheck) -> list[str]:
@@ -74,3 +77,41 @@ def render_history(items: list[JournalEntry]) -> str:
         paths = ", ".join(f"{f.path} ({f.action})" for f in entry.files)
         out.append(f"{entry.id}  {entry.time[:19]}  {entry.status:<8} {entry.format:<15} {paths}")
     return "\n".join(out) + "\n"
+
+
+def check_data(report: CheckReport) -> dict[str, Any]:
+    """``apply --check`` / ``--dry-run`` as JSON: the report, nothing applied."""
+    return {**report.as_dict(), "applied": False, "backup_id": None}
+
+
+def dry_run_line(report: CheckReport) -> str:
+    """The verdict line ``apply --dry-run`` prints on stderr below the diff."""
+    return render_report(report).rstrip("\n").splitlines()[-1] + " (dry run)"
+
+
+def apply_data(result: ApplyResult) -> dict[str, Any]:
+    return {**result.report.as_dict(), "applied": result.applied, "backup_id": result.entry_id}
+
+
+def render_apply(result: ApplyResult) -> str:
+    """The check report, then what was written and how to undo it."""
+    text = render_report(result.report)
+    if result.applied:
+        if result.entry_id:
+            text += f"applied: {len(result.written)} file(s) written; backup {result.entry_id}"
+            text += f" (undo: gramwright undo {result.entry_id})\n"
+        else:
+            text += "applied: the files already had this content; nothing written\n"
+    return text
+
+
+def undo_data(result: UndoResult) -> dict[str, Any]:
+    return {"entry": result.entry.as_dict(), "restored": list(result.restored)}
+
+
+def render_undo(result: UndoResult) -> str:
+    return f"undone {result.entry.id}: restored " + ", ".join(result.restored) + "\n"
+
+
+def history_data(items: list[JournalEntry]) -> dict[str, Any]:
+    return {"entries": [e.as_dict() for e in items]}
