@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
 def tui_cmd(
     paths: list[Path] | None = typer.Argument(
         None,
-        metavar="[PATH]...",
+        metavar="PATH",
         help="A schema or .gbnf grammar, a patch file, or source files/a folder.",
     ),
     model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),

@@ -105,10 +105,11 @@ _SCHEMA_ACTIONS = {
     "load_document",
     "export_gbnf",
 }
-SCREENS = ("schema", "pipeline", "edit", "review")
+SCREENS = ("schema", "pipeline", "batch", "edit", "review")
 SCREEN_TITLES = {
     "schema": "Schema workbench",
     "pipeline": "Pipeline view",
+    "batch": "Batch view",
     "edit": "Edit (generate a patch)",
     "review": "Patch review",
 }
@@ -231,6 +232,7 @@ class GramwrightApp(App[None]):
         if name == "schema":
             return self.schema_screen
         if not self.is_screen_installed(name):
+            from gramwright.tui.batch_screen import BatchScreen
             from gramwright.tui.edit_screen import EditScreen
             from gramwright.tui.pipeline_screen import PipelineScreen
             from gramwright.tui.review_screen import ReviewScreen
@@ -240,6 +242,8 @@ class GramwrightApp(App[None]):
                 screen = ReviewScreen(self.root, self.patch, fuzzy=self.fuzzy)
             elif name == "edit":
                 screen = EditScreen(self.root, self.sources, model=self.model)
+            elif name == "batch":
+                screen = BatchScreen(self.pipeline_backend)
             else:
                 screen = PipelineScreen(self.pipeline_backend)
             self.install_screen(screen, name)

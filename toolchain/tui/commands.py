@@ -98,6 +98,16 @@ def pipeline_commands(app: GramwrightApp) -> list[PaletteCommand]:
     return [PaletteCommand("pipeline: Run", screen.action_run, "The workbench's schema on the prompt (f8)")]
 
 
+def batch_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.batch_screen import BatchScreen
+
+    screen = app.screen
+    assert isinstance(screen, BatchScreen)
+    if screen.running:
+        return [PaletteCommand("batch: Cancel", screen.action_cancel, "Stop after the row in progress")]
+    return [PaletteCommand("batch: Run / resume", screen.action_run, "Every row not yet in the output (f8)")]
+
+
 def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
     """What the palette offers, given the screen and its state (unsaved edits, grammar, work, …)."""
     common = [PaletteCommand("app: Help", app.action_help, "Help for the focused panel")]
@@ -111,6 +121,8 @@ def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
         return edit_commands(app) + screen_commands(app) + common
     if app.current_workspace == "pipeline":
         return pipeline_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "batch":
+        return batch_commands(app) + screen_commands(app) + common
     return schema_commands(app) + screen_commands(app) + common
 
 

@@ -70,6 +70,15 @@ PIPELINE_KEYS = """\
 | `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
 """
 
+BATCH_KEYS = """\
+| Key | What it does |
+| --- | --- |
+| `enter` (in a path) / `f8` | run, or resume: every input row whose id is not in the output yet |
+| `escape` | cancel after the row in progress (every finished row stays in the output) |
+| `tab` / `shift+tab` | input path, output path |
+| `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
+"""
+
 TOPICS: dict[str, HelpTopic] = {
     "editor": HelpTopic(
         "Schema editor",
@@ -172,6 +181,23 @@ that describes that value. At the bottom: the result — status (ok, partial, de
 the layer that made it, the confidence and the value.
 """,
         PIPELINE_KEYS,
+    ),
+    "batch": HelpTopic(
+        "Batch view",
+        """\
+`gramwright extract` over a JSONL file, with the schema in the workbench: one input row per line,
+`{"id": …, "prompt": …}` or `{"id": …, "text": …}`; one output row per input (the pipeline's
+result: status, layer, confidence, value, attempts) appended — and flushed to disk — as soon as it
+is done, to the output file (default: the input's name with `.out.jsonl`).
+
+The bar counts rows against the input; the summary below grows with each row: status counts,
+format first-pass, schema and rules pass rates, repairs, budget closes, the attempts histogram,
+tokens per success. It is the summary `gramwright report` prints.
+
+`escape` stops after the row in progress; `f8` again resumes: rows whose id is already in the
+output are skipped, so no row is run or written twice.
+""",
+        BATCH_KEYS,
     ),
     "edit": HelpTopic(
         "Edit: a local model writes a patch",

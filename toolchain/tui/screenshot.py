@@ -9,7 +9,8 @@ embedded model write a patch for it (it loads the model: a minute or more), capt
 patch is written, with its tokens shaded by clipped mass and the budget line.
 ``--screen pipeline`` opens a small schema with an ``x-rules`` rule in the pipeline view, its
 generation backend scripted to answer first with a value the rule rejects, then a valid one (the
-validation, rules, retry feedback and result are the pipeline's own).
+validation, rules, retry feedback and result are the pipeline's own). ``--screen batch`` runs
+that schema over eight input rows (the same scripted backend, slowed down) and cancels after three.
 """
 
 from __future__ import annotations
@@ -178,15 +179,53 @@ async def capture_pipeline(out: Path, *, size: tuple[int, int] = (120, 40)) -> P
     return out
 
 
+async def capture_batch(out: Path, *, size: tuple[int, int] = (120, 40)) -> Path:
+    import json
+
+    from textual.widgets import Input
+
+    from gramwright.pipeline import ScriptedBackend
+    from gramwright.tui.batch_screen import BatchScreen
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cat.json"
+        path.write_text(json.dumps(PIPELINE_SCHEMA, indent=2) + "\n", encoding="utf-8")
+        source = Path(tmp) / "cats.jsonl"
+        lines = [json.dumps({"id": f"cat-{i}", "prompt": f"cat number {i}"}) for i in range(8)]
+        source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        outputs = [{"text": '{"name":"Tom","age":0}'}, {"text": '{"name":"Tom","age":3}'}]
+        script = {"outputs": outputs, "sleep": 0.2}
+        app = GramwrightApp(path, pipeline_backend=ScriptedBackend([script]))
+        async with app.run_test(size=size) as pilot:
+            screen = app.show_workspace("batch")
+            assert isinstance(screen, BatchScreen)
+            await pilot.pause(0.5)
+            screen.query_one("#batch-input", Input).value = str(source)
+            screen.action_run()
+            await _until(pilot, lambda: screen.new_rows >= 3 or not screen.running, "three rows")
+            assert screen.running, [r.line for r in app.error_bar.records]
+            screen.action_cancel()
+            await _until(pilot, lambda: not screen.running, "the cancel")
+            screen.query_one("#batch-input", Input).value = "cats.jsonl"  # the temporary folder aside
+            await pilot.pause(1.0)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(app.export_screenshot(title="gramwright tui cat.json · batch"), encoding="utf-8")
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--screen", choices=("schema", "review", "edit", "pipeline"), default="schema")
+    parser.add_argument(
+        "--screen", choices=("schema", "review", "edit", "pipeline", "batch"), default="schema"
+    )
     parser.add_argument("--schema", type=Path, default=DEFAULT_SCHEMA)
     parser.add_argument("--profile", default="openai-strict")
     args = parser.parse_args(argv)
     if args.screen == "review":
         print(asyncio.run(capture_review(args.out)))
+    elif args.screen == "batch":
+        print(asyncio.run(capture_batch(args.out)))
     elif args.screen == "pipeline":
         print(asyncio.run(capture_pipeline(args.out)))
     elif args.screen == "edit":

@@ -82,6 +82,14 @@ Screen { layout: vertical; }
 #pipe-scroll { height: 1fr; border: round $primary 50%; }
 #pipe-detail { padding: 0 1; }
 #pipe-result { height: auto; max-height: 8; padding: 0 1; border-top: solid $secondary 50%; }
+#batch-paths { height: 3; }
+#batch-input, #batch-output { width: 1fr; }
+#batch-progress-bar { height: 1; }
+#batch-status { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+#batch-progress { width: 40; }
+#batch-scroll { height: 1fr; border: round $primary 50%; }
+#batch-summary { padding: 0 1; }
+#batch-last { height: 1; padding: 0 1; }
 #review-summary { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
 
 HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, ConfirmScreen, PathPrompt, ErrorsScreen {
