@@ -13,8 +13,7 @@ from gramwright.pipeline import ScriptedBackend
 from gramwright.tui.app import GramwrightApp
 from gramwright.tui.batch_screen import BatchScreen
 from gramwright.tui.commands import palette_commands
-from tests.tui.test_app import screen_text, wait_for
-from tests.tui.test_pipeline import SCHEMA
+from tests.support.tui import CAT_SCHEMA, screen_text, wait_for
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 40)
@@ -27,7 +26,7 @@ def ids(path: Path) -> list[str]:
 
 async def test_cancel_half_way_then_resume_without_duplicates(tmp_path: Path) -> None:
     schema = tmp_path / "cat.json"
-    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    schema.write_text(json.dumps(CAT_SCHEMA), encoding="utf-8")
     source = tmp_path / "cats.jsonl"
     source.write_text(
         "".join(json.dumps({"id": f"c{i}", "prompt": f"cat number {i}"}) + "\n" for i in range(ROWS)),

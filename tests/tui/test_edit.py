@@ -21,7 +21,7 @@ from gramwright.tui.commands import palette_commands
 from gramwright.tui.edit_screen import EditScreen
 from gramwright.tui.review_screen import ReviewScreen
 from gramwright.tui.screens import ConfirmScreen, HelpScreen
-from tests.tui.test_app import screen_text, wait_for
+from tests.support.tui import screen_text, wait_for
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 40)
@@ -82,13 +82,12 @@ async def test_tree_picks_files_and_respects_gitignore(project: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
         assert "Edit: a local model writes a patch" in screen_text(app)
         await pilot.press("escape")
-        await pilot.press("f9")  # edit → review (empty) → schema → pipeline → edit
+        await pilot.press("f9")  # edit → review (empty) → schema → pipeline → batch → edit
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen))
         assert "No patch loaded" in screen_text(app)
-        await pilot.press("f9")
-        await wait_for(pilot, lambda: app.current_workspace == "schema")
-        await pilot.press("f9")
-        await wait_for(pilot, lambda: app.current_workspace == "pipeline")
+        for name in ("schema", "pipeline", "batch"):
+            await pilot.press("f9")
+            await wait_for(pilot, lambda n=name: app.current_workspace == n)  # type: ignore[misc]
         await pilot.press("f9")
         await wait_for(pilot, lambda: app.screen is screen)
         assert screen.picked == ["app/config.py", "app/main.py"]

@@ -14,28 +14,15 @@ from gramwright.tui.app import GramwrightApp
 from gramwright.tui.commands import palette_commands
 from gramwright.tui.pipeline_screen import PipelineScreen
 from gramwright.tui.screens import HelpScreen
-from tests.tui.test_app import screen_text, wait_for
+from tests.support.tui import CAT_SCHEMA, screen_text, wait_for
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 40)
 
-SCHEMA = {
-    "type": "object",
-    "required": ["name", "age"],
-    "additionalProperties": False,
-    "properties": {
-        "name": {"type": "string", "maxLength": 20},
-        "age": {"type": "integer", "minimum": 0, "maximum": 30},
-    },
-    "x-rules": [
-        {"id": "adult", "rule": "self.age >= 1", "message": "age must be at least 1", "fieldPath": "/age"}
-    ],
-}
-
 
 async def test_pipeline_view_shows_each_attempt_its_rule_error_feedback_and_result(tmp_path: Path) -> None:
     path = tmp_path / "cat.json"
-    path.write_text(json.dumps(SCHEMA, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(CAT_SCHEMA, indent=2) + "\n", encoding="utf-8")
     backend = ScriptedBackend.of('{"name":"Tom","age":0}', '{"name":"Tom","age":3}')
     app = GramwrightApp(path, pipeline_backend=backend)
     async with app.run_test(size=SIZE) as pilot:

@@ -14,7 +14,7 @@ from gramwright.tui.commands import palette_commands
 from gramwright.tui.entry import classify
 from gramwright.tui.review_screen import ReviewScreen
 from gramwright.tui.screens import ConfirmScreen, HelpScreen, PathPrompt
-from tests.tui.test_app import screen_text, wait_for
+from tests.support.tui import screen_text, wait_for
 
 pytestmark = pytest.mark.anyio
 SIZE = (120, 40)
@@ -177,11 +177,11 @@ async def test_export_help_palette_and_screens(project: Path) -> None:
         await pilot.press("enter")  # accepted.patch, under the root
         await wait_for(pilot, (project / "accepted.patch").exists)
         git(project, "apply", "--check", "accepted.patch")
-        # f9: the schema workbench, whose keys work again; the pipeline view, the edit screen; the review
+        # f9: the schema workbench, whose keys work again; pipeline, batch, edit; the review
         await pilot.press("f9")
         await wait_for(pilot, lambda: app.current_workspace == "schema")
         assert "screen: Patch review" in [c.name for c in palette_commands(app)]
-        for name in ("pipeline", "edit"):
+        for name in ("pipeline", "batch", "edit"):
             await pilot.press("f9")
             await wait_for(pilot, lambda n=name: app.current_workspace == n)  # type: ignore[misc]
         await pilot.press("f9")

@@ -47,6 +47,14 @@ class BatchRow(Message):
     row: dict[str, Any]
 
 
+@dataclass
+class BatchStopped(Message):
+    """The worker thread has returned (a cancelled thread runs on until its row is on disk)."""
+
+    run: int
+    cancelled: bool
+
+
 @dataclass(frozen=True)
 class _Finished:
     run: int
@@ -152,14 +160,17 @@ class BatchScreen(Screen[None]):
                 raise SampleCancelled()  # the row is on disk: nothing finished is lost
 
         lock: threading.Lock = app._sample_lock
-        with lock:
-            backend = self.backend or GeneratorBackend(app.sampler.generator)
-            rows = run_batch(
-                inputs,
-                output,
-                lambda item: run(view.loaded, item.prompt, backend=backend),
-                on_row=on_row,
-            )
+        try:
+            with lock:
+                backend = self.backend or GeneratorBackend(app.sampler.generator)
+                rows = run_batch(
+                    inputs,
+                    output,
+                    lambda item: run(view.loaded, item.prompt, backend=backend),
+                    on_row=on_row,
+                )
+        finally:
+            self.post_message(BatchStopped(run_id, worker.is_cancelled))
         return _Finished(run_id, len(rows))
 
     @on(BatchStarted)
@@ -202,21 +213,32 @@ class BatchScreen(Screen[None]):
         self.workers.cancel_group(self, "batch")
         self.show_status("cancelling after the row in progress…")
 
+    @on(BatchStopped)
+    def _stopped(self, event: BatchStopped) -> None:
+        """Only now is the run over: Textual marks a cancelled thread worker cancelled at once, while
+        its thread finishes the row in progress (and writes it)."""
+        event.stop()
+        if event.run != self.run_id:
+            return
+        self.running = False
+        if event.cancelled:
+            self.show_status(
+                f"cancelled: {len(self.rows)} row(s) on disk; f8 resumes with the rest (no row twice)"
+            )
+        self.refresh_bindings()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         event.stop()  # the app's handler is the schema workbench's
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             done = worker.result
             assert isinstance(done, _Finished)
-            self.running = False
             self.show_status(f"done: {done.rows} row(s) in the output, {self.new_rows} new")
-        elif event.state == WorkerState.CANCELLED or isinstance(worker.error, SampleCancelled):
-            self.running = False
-            self.show_status(
-                f"cancelled: {len(self.rows)} row(s) on disk; f8 resumes with the rest (no row twice)"
-            )
-        elif event.state == WorkerState.ERROR and worker.error is not None:
-            self.running = False
+        elif (
+            event.state == WorkerState.ERROR
+            and worker.error is not None
+            and not isinstance(worker.error, SampleCancelled)  # a cancel, raised after a row
+        ):
             self.gw.report_error("batch", worker.error)
             self.show_status("failed: see the error line (f2 for detail)")
         self.refresh_bindings()
