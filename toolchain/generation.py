@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from gramwright.decode.prompt import PromptPlan, SchemaRendering
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.models.loader import LoadedModel
+    from gramwright.schema.grounding import GroundedValue
 
 __all__ = ["Generation", "Generator", "SamplingOptions", "generate_structured"]
 
@@ -68,6 +69,8 @@ class Generation:
     # output is complete, but the values open there were closed early (``cut``)
     closing_offset: int | None = None
     cut: list[str] = field(default_factory=list)  # schemas: JSON Pointers of the values cut short
+    # x-grounded values with their span in the source text (a source was given)
+    grounded: list[GroundedValue] = field(default_factory=list)
 
     @property
     def closed_by_budget(self) -> bool:
@@ -96,6 +99,8 @@ class Generation:
                 out["cut"] = list(self.cut)
         if self.validation is not None:
             out.update(self.validation.to_dict())
+        if self.grounded:
+            out["grounded"] = [g.to_dict() for g in self.grounded]
         return out
 
 
@@ -228,6 +233,8 @@ class Generator:
 
         sampling = sampling or SamplingOptions()
         source = source.for_generation(open_objects)
+        if source.source_text is not None:
+            use_cache = False  # a grammar built for one source text is rarely met again
         lm = self.load_model(progress)
         engine = self.engine_for(source, progress, use_cache=use_cache) if constrain else None
         text_prompt, plan = self.prompt_for(
@@ -258,6 +265,12 @@ class Generator:
             validation = validate_output(
                 result.text, source.schema, result.finish_reason, registry=source.registry
             )
+        grounded: list[GroundedValue] = []
+        if source.source_text is not None and validation is not None and validation.parsed:
+            from gramwright.schema.grounding import grounded_values
+
+            result.metrics["ground_ms"] = round(source.ground_ms, 2)
+            grounded = grounded_values(validation.value, source.schema, source.source_text)
         cut: list[str] = []
         if result.closing_offset is not None and source.is_schema:
             from gramwright.decode.cut import open_json_values
@@ -275,6 +288,7 @@ class Generator:
             token_ids=list(result.token_ids),
             closing_offset=result.closing_offset,
             cut=cut,
+            grounded=grounded,
         )
 
 
@@ -288,17 +302,23 @@ def generate_structured(
     open_objects: bool | None = None,
     on_token: Callable[[StepTrace], None] | None = None,
     progress: Progress = _quiet,
+    source_text: str | None = None,
+    ground: bool = False,
 ) -> Generation:
     """Generate once: ``source`` is a schema/GBNF path, a bundled grammar name, or a compiled
     source; ``model`` a local HF model directory or ``.gguf`` file (default: the embedded
     SmolLM2-135M-Instruct). The source is compiled before any model is loaded, so a bad source
     fails fast. A schema's objects are closed (no undeclared members) unless ``open_objects`` or
-    the schema's ``x-runtime`` ``open_objects: true`` keeps them open."""
+    the schema's ``x-runtime`` ``open_objects: true`` keeps them open. ``source_text``: the
+    text the schema's ``x-grounded`` members copy their values from (``ground``: every plain
+    string of the schema is grounded); the result lists each grounded value's span in it."""
     compiled = (
         source.for_generation(open_objects)
         if isinstance(source, CompiledSource)
-        else load_for_generation(source, open_objects=open_objects)
+        else load_for_generation(source, open_objects=open_objects, ground=ground)
     )
+    if source_text is not None:
+        compiled = compiled.with_source(source_text)
     generator = Generator(model)
     if constrain:  # a budget below the shortest output is refused before the model loads
         generator.check_budget(compiled, (sampling or SamplingOptions()).max_tokens, progress)

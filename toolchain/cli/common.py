@@ -83,6 +83,16 @@ def read_bytes(path: str) -> bytes:
     return p.read_bytes()
 
 
+def read_text(path: str, option: str) -> str:
+    """A UTF-8 text file (or stdin for ``-``) for ``option``; bad UTF-8 is a usage error."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        where = "stdin" if path == "-" else path
+        fail(f"{option} {where}: not valid UTF-8 at byte {exc.start}", "save the text as UTF-8")
+
+
 def check_output(output: Path | None, *inputs: str) -> None:
     """Refuse an ``-o`` path before any work is done: its folder must exist, it must not be a
     folder, and it must not be one of the command's inputs (the write would destroy the input)."""

@@ -39,6 +39,14 @@ Examples:
 per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
 once no byte the grammar allows could extend it), and last an end event with finish_reason
 (stop | length | timeout | cancelled), the members final and still open, and the result.
+
+Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground,
+every plain string — can only copy values from a source text: --source FILE (- reads stdin),
+else the prompt itself. The result lists each grounded value's span in that text.
+
+  gramwright generate --schema docs/examples/contact_grounded.json --source note.txt \
+      --prompt "Extract the contact: $(cat note.txt)"
+  echo "Ship 3 boxes to Oslo" | gramwright generate --schema s.json --ground --source - --prompt "..."
 """
 
 
@@ -75,6 +83,15 @@ def generate_cmd(
         help="How the prompt shows the schema: compact (a type definition) | json | none. One "
         "that leaves no room for --max-tokens is left out, with a note.",
     ),
+    source_path: str | None = typer.Option(
+        None,
+        "--source",
+        help="Schemas: the text x-grounded values are copied from (a file, or - for stdin); "
+        "default: the prompt.",
+    ),
+    ground: bool = typer.Option(
+        False, "--ground", help="Schemas: ground every string without enum/const/format/pattern."
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -109,8 +126,12 @@ def generate_cmd(
     with common.user_errors(), frozen_after_cold_masks():
         # the source first: a bad schema fails before a model is loaded
         source = load_for_generation(
-            schema or grammar or "", open_objects=_objects(open_objects, close_objects)
+            schema or grammar or "", open_objects=_objects(open_objects, close_objects), ground=ground
         )
+        if source.grounded:
+            text = prompt if source_path is None else common.read_text(source_path, "--source")
+            source = source.with_source(text)
+            console.print(render.grounding_line(source, source_path))
         generator = Generator(model)
         if not no_constrain:  # a budget below the shortest output: refused before the model loads
             generator.check_budget(source, max_tokens)

@@ -93,6 +93,12 @@ def compile_cmd(
         "--allow-invalid-pattern",
         help="Compile even when a pattern is no valid regex (it is dropped from the grammar).",
     ),
+    ground: bool = typer.Option(
+        False,
+        "--ground",
+        help="Schemas: mark every string without enum/const/format/pattern x-grounded (listed in "
+        "the report; the grammar takes a source's values only at generation).",
+    ),
     for_generation: bool = typer.Option(
         False,
         "--for-generation",
@@ -105,9 +111,9 @@ def compile_cmd(
     common.check_output(output, source)
     with common.user_errors():
         if for_generation:
-            loaded = load_for_generation(source, whitespace=space)
+            loaded = load_for_generation(source, whitespace=space, ground=ground)
         else:
-            loaded = load_source(source, whitespace=space)
+            loaded = load_source(source, whitespace=space, ground=ground)
         text = emit_gbnf(loaded.grammar)
     invalid = [item for item in loaded.report if item.invalid_regex]
     if invalid and not allow_invalid_pattern:

@@ -123,6 +123,11 @@ def lint_cmd(
     tokenizer: str | None = typer.Option(
         None, "--tokenizer", help="Count tokens with this model's tokenizer (default: the embedded model)."
     ),
+    source_text: str | None = typer.Option(
+        None,
+        "--source",
+        help="The text x-grounded members copy from (a file, - for stdin): grounded/empty-source.",
+    ),
     list_rules: bool = typer.Option(False, "--list-rules", help="Document every rule and exit."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Skip our compiler (no compile report)."),
     baseline: Path | None = typer.Option(
@@ -166,6 +171,7 @@ def lint_cmd(
             tokenizer_name=tok_name,
             compile=not no_compile,
             ignore=tuple(ignore),
+            source_text=None if source_text is None else common.read_text(source_text, "--source"),
         )
         reports = [
             too_deep_report(too_deep, profile=prof, file=path)

@@ -39,6 +39,12 @@ and flushed; at the end a summary table (or --format json).
 --stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
 value once the grammar has settled it, and an end event with the row's StructuredResult; the
 --output file is written as without it, and a summary event comes last (docs/streaming.md).
+
+Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
+plain string — are copied from each row's source text: its "source" field, else its "text".
+Each output row lists the grounded values with their span in that text.
+
+  gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
 """
 
 
@@ -51,12 +57,14 @@ def _warn_notes(notes: tuple[str, ...]) -> None:
         typer.echo(f"warning: x-runtime {note}", err=True)
 
 
-def _load(schema: str, rules: str | None, overrides: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _load(
+    schema: str, rules: str | None, overrides: dict[str, Any], ground: bool = False
+) -> tuple[Any, Any, Any]:
     from gramwright.pipeline import Policy
     from gramwright.pipeline.retry import resolve_rules
     from gramwright.sources import load_source
 
-    source = load_source(schema)
+    source = load_source(schema, ground=ground)
     if not source.is_schema:
         common.fail(f"{schema}: not a JSON Schema", "the pipeline validates against a schema")
     policy = Policy.from_schema(source.schema, **overrides)
@@ -191,6 +199,9 @@ def extract_cmd(
     schema_prompt: str = typer.Option(
         "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
     ),
+    ground: bool = typer.Option(
+        False, "--ground", help="Ground every string without enum/const/format/pattern in the row's source."
+    ),
     backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
     stream: bool = typer.Option(
         False,
@@ -222,19 +233,21 @@ def extract_cmd(
             decode_mode=decode_mode,
             open_objects=open_objects,
         )
-        source, policy, ruleset = _load(schema, rules, overrides)
+        source, policy, ruleset = _load(schema, rules, overrides, ground)
         source = source.for_generation(policy.open_objects)  # compiled once for every row
         inputs = read_inputs(input_path, template)
         backend = _backend(backend_spec, model, rendering)
 
         def solve(item: Any) -> Any:
+            # grounded members copy from the row's source (built once per text, cached)
+            row = source.with_source(item.source) if source.grounded and item.source is not None else source
             if not stream:
-                return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+                return run(row, item.prompt, policy=policy, rules=ruleset, backend=backend)
             from gramwright.cli.render.stream import with_fields
             from gramwright.streaming.run import stream_pipeline
 
             emit = with_fields(id=item.id)
-            return stream_pipeline(source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
+            return stream_pipeline(row, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
 
         try:
             rows = _extract(inputs, output_path, metrics_path, solve)

@@ -36,10 +36,14 @@ __all__ = [
 class BatchInput:
     id: str
     prompt: str
+    # the text x-grounded values are copied from: a row's ``source``, else its ``text``
+    source: str | None = None
 
 
 def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
-    """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique."""
+    """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique.
+    The source of grounded values is the row's ``source`` (a string) when it has one, else its
+    ``text`` (the prompt still shows the text; only grounded values are held to it)."""
     rows: list[BatchInput] = []
     seen: set[str] = set()
     try:
@@ -63,7 +67,12 @@ def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
             )
         seen.add(rid)
         prompt = str(row["prompt"]) if "prompt" in row else _fill(template, str(row["text"]), where)
-        rows.append(BatchInput(rid, prompt))
+        source = row.get("source", row.get("text"))
+        if source is not None and not isinstance(source, str):
+            raise PipelineError(
+                "a row's source is a string (the text grounded values come from)", where=where
+            )
+        rows.append(BatchInput(rid, prompt, source))
     return rows
 
 

@@ -63,6 +63,7 @@ def run(
     backend: Backend | None = None,
     sampling: SamplingOptions | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
+    source_text: str | None = None,
     **overrides: Any,
 ) -> StructuredResult:
     """Run the three layers for ``prompt`` under ``source`` (a JSON Schema path or compiled source).
@@ -70,7 +71,10 @@ def run(
     ``policy`` defaults to the schema's ``x-runtime`` block; ``overrides`` replace policy fields
     (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests).
     ``on_attempt`` sees each attempt as soon as it is judged (its errors, and the feedback its
-    prompt carried); an exception it raises stops the run there and propagates (a cancel)."""
+    prompt carried); an exception it raises stops the run there and propagates (a cancel).
+    ``source_text``: the text the schema's ``x-grounded`` members copy their values from (built
+    once per text and cached: retries rebuild nothing); the result lists each grounded value's
+    span in it."""
     compiled = source if isinstance(source, CompiledSource) else load_source(source)
     if not compiled.is_schema:
         raise PipelineError(
@@ -81,6 +85,8 @@ def run(
     policy = (policy or Policy.from_schema(compiled.schema)).with_overrides(**overrides)
     # closed objects while generating, unless the policy (x-runtime, the caller) keeps them open
     compiled = compiled.for_generation(policy.open_objects)
+    if source_text is not None:
+        compiled = compiled.with_source(source_text)
     if backend is None:
         backend = (
             GeneratorBackend(model=model)
@@ -94,6 +100,12 @@ def run(
     loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling, on_attempt)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
+    if compiled.source_text is not None:
+        from gramwright.schema.grounding import grounded_values
+
+        result.metrics["ground_ms"] = round(compiled.ground_ms, 2)
+        if result.value is not None:
+            result.grounded = grounded_values(result.value, compiled.schema, compiled.source_text)
     return result
 
 
