@@ -198,3 +198,33 @@ def test_classify_paths(project: Path, tmp_path: Path) -> None:
     assert classify([reply]).screen == "review"
     assert classify([project / "a.py"]).screen == "edit"
     assert classify([project]).sources == (project,)
+
+
+async def test_regenerate_key_asks_for_that_edit_and_takes_the_new_one(project: Path) -> None:
+    from gramwright.editors import EditFormat, parse_patch
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.generation import Generation
+
+    asked: list[tuple[int, str]] = []
+    async with app_for(project).run_test(size=SIZE) as pilot:
+        app = pilot.app
+        assert isinstance(app, GramwrightApp)
+        screen = await opened(pilot)
+        assert "review: Regenerate edit" not in [c.name for c in palette_commands(app)]  # a file's patch
+        screen.on_regenerate = lambda index, path: asked.append((index, path)) or True
+        await select(pilot, screen, 2)
+        await pilot.press("g")
+        assert asked == [(2, "b.txt")] and screen.regenerating == 2
+        await pilot.press("g")  # one regeneration at a time
+        assert asked == [(2, "b.txt")]
+        # what the edit screen hands back: a patch for b.txt, as the model would have written it
+        text = sr("b.txt", "beta\n", "BETA\n")
+        generation = Generation(text, "stop", 12, {}, "test")
+        result = EditResult(
+            EditFormat.SEARCH_REPLACE, True, str(project), ("b.txt",), generation, text,
+            parse_patch(text), None, None,
+        )  # fmt: skip
+        screen.take_regenerated(2, result)
+        assert screen.review is not None and screen.review.check(2).status == "exact"
+        assert screen.review.accepted == {1, 2, 3} and screen.regenerating is None
+        await wait_for(pilot, lambda: "☑ #2 ✓ exact L2" in screen_text(app))
