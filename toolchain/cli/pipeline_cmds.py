@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from gramwright.cli import common
+from gramwright.cli import common, server_cli
 
 VALIDATE_HELP = """Run layers 2–3 on outputs made elsewhere (a hosted API, an unconstrained run).
 
@@ -115,16 +116,29 @@ def _print_summary(summary: dict[str, Any], fmt: str) -> None:
     from gramwright.cli.render.pipeline import summary_table
 
     Console(file=sys.stdout, width=100).print(summary_table(summary))
+    if "server" in summary:
+        from rich.table import Table
+
+        from gramwright.cli.render.server import summary_lines
+
+        table = Table(title="server", show_header=False)
+        for label, value in summary_lines(summary["server"]):
+            table.add_row(label, value)
+        Console(file=sys.stdout, width=100).print(table)
 
 
 def _backend(spec: str | None, model: str | None, schema_prompt: Any = "compact") -> Any:
     from gramwright.pipeline import GeneratorBackend, ScriptedBackend
 
-    if spec is None:
+    if spec is None or spec == "transformers":
         return GeneratorBackend(model=model, schema_prompt=schema_prompt)
+    if spec == "llama-cpp":
+        from gramwright.llamacpp_generation import LlamaCppGenerator
+
+        return GeneratorBackend(LlamaCppGenerator(model), schema_prompt=schema_prompt)
     kind, _, arg = spec.partition(":")
     if kind != "scripted" or not arg:
-        common.fail(f"unknown --backend {spec!r}", "use scripted:FILE (tests) or leave it out")
+        common.fail(f"unknown --backend {spec!r}", "use llama-cpp, or leave it out (transformers)")
     return ScriptedBackend.from_file(arg)
 
 
@@ -202,7 +216,19 @@ def extract_cmd(
     ground: bool = typer.Option(
         False, "--ground", help="Ground every string without enum/const/format/pattern in the row's source."
     ),
-    backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+    backend_spec: str | None = typer.Option(
+        None, "--backend", help="llama-cpp: the GGUF run in-process by llama.cpp (default: transformers)."
+    ),
+    server: str | None = server_cli.server_option(),
+    dialect: str | None = server_cli.dialect_option(),
+    api_key: str | None = server_cli.api_key_option(),
+    request_timeout: float = server_cli.timeout_option(),
+    concurrency: int = typer.Option(
+        1,
+        "--concurrency",
+        min=1,
+        help="With --server: rows in flight at once (a new one starts as one ends).",
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -213,11 +239,15 @@ def extract_cmd(
 ) -> None:
     fmt = common.output_format(fmt)
     common.check_output(output_path, str(input_path))
+    if concurrency > 1 and server is None:
+        common.fail("--concurrency needs --server", "the local model runs one row at a time")
+    if concurrency > 1 and stream:
+        common.fail("--stream writes one row's events at a time", "give --concurrency 1 with --stream")
     from gramwright.cli.generate_cmd import schema_rendering
 
     rendering = schema_rendering(schema_prompt)
     from gramwright.pipeline import run
-    from gramwright.pipeline.batch import read_inputs
+    from gramwright.pipeline.batch import read_done, read_inputs
     from gramwright.pipeline.metrics import summarize
 
     with common.user_errors():
@@ -236,7 +266,20 @@ def extract_cmd(
         source, policy, ruleset = _load(schema, rules, overrides, ground)
         source = source.for_generation(policy.open_objects)  # compiled once for every row
         inputs = read_inputs(input_path, template)
-        backend = _backend(backend_spec, model, rendering)
+        plan = None
+        if server is not None:
+            backend = server_cli.make_backend(
+                server,
+                dialect=dialect,
+                api_key=api_key,
+                model=model,
+                schema_prompt=rendering,
+                timeout_s=request_timeout,
+            )
+            plan = backend.prepare(source)
+            server_cli.say_plan(plan)  # what the dialect cannot carry: before any request
+        else:
+            backend = _backend(backend_spec, model, rendering)
 
         def solve(item: Any) -> Any:
             # grounded members copy from the row's source (built once per text, cached)
@@ -249,8 +292,10 @@ def extract_cmd(
             emit = with_fields(id=item.id)
             return stream_pipeline(row, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
 
+        before = len(read_done(output_path))
+        started = time.perf_counter()
         try:
-            rows = _extract(inputs, output_path, metrics_path, solve)
+            rows = _extract(inputs, output_path, metrics_path, solve, concurrency)
         except KeyboardInterrupt:
             if not stream:
                 raise
@@ -258,7 +303,10 @@ def extract_cmd(
 
             # the row's end event (cancelled) is written; the rows before it are in --output
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        wall = time.perf_counter() - started
     summary = summarize([_metrics_of(r) for r in rows])
+    if plan is not None:
+        summary["server"] = server_cli.server_summary(plan, rows, len(rows) - before, wall, concurrency)
     if stream:
         from gramwright.cli.render.stream import write_event
 
@@ -287,7 +335,9 @@ def _metrics_of(row: dict[str, Any]) -> dict[str, Any]:
     return metrics_row(row)
 
 
-def _extract(inputs: list[Any], output: Path, metrics: Path | None, solve: Any) -> list[dict[str, Any]]:
+def _extract(
+    inputs: list[Any], output: Path, metrics: Path | None, solve: Any, concurrency: int = 1
+) -> list[dict[str, Any]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -311,4 +361,4 @@ def _extract(inputs: list[Any], output: Path, metrics: Path | None, solve: Any) 
         def advance(item: Any, row: dict[str, Any]) -> None:
             progress.update(task, advance=1, description=f"{item.id}: {row['status']}")
 
-        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance)
+        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance, concurrency=concurrency)

@@ -26,7 +26,8 @@ from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
 # Engine modules that decide no mask (the store's own format carries its own version number):
 # editing them must not make every tokenizer's store stale.
-# The closing zone (``budget.py``, ``shortest.py``) filters a mask per request and stores nothing.
+# The closing zone (``budget.py``, ``shortest.py``) filters a mask per request and stores nothing;
+# ``sections.py`` chains two engines' matchers; ``walks.py`` only draws from masks.
 _NOT_MASK_CODE = frozenset(
     {
         "budget.py",
@@ -34,8 +35,10 @@ _NOT_MASK_CODE = frozenset(
         "cache_info.py",
         "collector.py",
         "mask_store.py",
+        "sections.py",
         "shortest.py",
         "store_format.py",
+        "walks.py",
         "warm.py",
     }
 )
