@@ -62,6 +62,7 @@ def run(
     rules: RulesArg = None,
     backend: Backend | None = None,
     sampling: SamplingOptions | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
     source_text: str | None = None,
     server: str | None = None,
     **overrides: Any,
@@ -72,6 +73,8 @@ def run(
     (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests, or a
     :class:`gramwright.serving.ServerBackend` kept between calls); ``server`` is a serving
     engine's URL (vLLM, SGLang, llama.cpp: the dialect is asked from the server).
+    ``on_attempt`` sees each attempt as soon as it is judged (its errors, and the feedback its
+    prompt carried); an exception it raises stops the run there and propagates (a cancel).
     ``source_text``: the text the schema's ``x-grounded`` members copy their values from (built
     once per text and cached: retries rebuild nothing); the result lists each grounded value's
     span in it."""
@@ -101,7 +104,7 @@ def run(
     if check is not None and policy.decode_mode == "constrained":
         # a first-attempt limit below the shortest output: refused before the model loads
         check(compiled, min(policy.max_tokens, policy.token_budget))
-    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
+    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling, on_attempt)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
     if compiled.source_text is not None:
@@ -121,8 +124,10 @@ class _Loop:
         rules: RuleSet,
         backend: Backend,
         sampling: SamplingOptions | None,
+        on_attempt: Callable[[Attempt], None] | None = None,
     ) -> None:
         self.source = source
+        self.on_attempt = on_attempt
         self.policy = policy
         self.rules = rules
         self.backend = backend
@@ -172,6 +177,8 @@ class _Loop:
             if out.grammar_error:  # a server that did not enforce the grammar: never ok
                 judged.errors.insert(0, ResultError("", "grammar", out.grammar_error))
             self._record(index, out, request, judged, feedback)
+            if self.on_attempt is not None:
+                self.on_attempt(self.attempts[-1])
             if judged.ok:
                 return succeed(judged, self.attempts, self.rules, layer=1 if index == 0 else 2, policy=policy)
             if best is None or judged.rank() > best.rank():
