@@ -4,8 +4,10 @@
 #
 # Two virtualenvs, so that a user's run never carries the benchmark peers:
 #   .venv      what a user of the tool gets (`pip install gramwright` + the embedded model): `make demo`
-#   .venv-dev  that, plus the dev tools and the `bench` extra (xgrammar, llguidance, outlines-core:
-#              test oracles and benchmark peers, never the engine): `make test`, `make bench`
+#   .venv-dev  that, plus the dev tools, the `bench` extra (xgrammar, llguidance, outlines-core:
+#              test oracles and benchmark peers, never the engine) and the `test` extra
+#              (llama-cpp-python[server], a real serving engine for the tests; it builds llama.cpp
+#              from source, ~6 min once per machine): `make test`, `make bench`
 # (xgrammar pulls in triton, which torch then imports; triton's bindings print a nanobind "leaked
 # functions" dump at the exit of every process that imported torch.)
 PYTHON ?= python3
@@ -45,7 +47,7 @@ $(1)/.package-files: FORCE | $(1)/.installed-stamp
 endef
 
 $(eval $(call venv_rules,$(VENV),))
-DEV_EXTRAS := [dev,bench]
+DEV_EXTRAS := [dev,bench,test]
 $(eval $(call venv_rules,$(DEV_VENV),$(DEV_EXTRAS)))
 
 install: $(VENV)/.installed-stamp $(VENV)/.package-files

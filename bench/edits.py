@@ -114,6 +114,7 @@ def one(
     base: Path,
     timeout: float,
     max_new_lines: int | None = None,
+    fast_forward: bool = True,
 ) -> dict[str, Any]:
     from gramwright.editors import EditFormat, apply_patch
     from gramwright.editors.generate.edit import generate_edit
@@ -130,6 +131,7 @@ def one(
         sampling=sampling,
         generator=gen,
         max_replace_lines=max_new_lines,
+        fast_forward=fast_forward,
     )
     m = result.generation.metrics
     out: dict[str, Any] = {
@@ -151,6 +153,9 @@ def one(
         "grammar_ms": round(result.grammar_ms, 1),
         "engine_ms": round(result.engine_ms, 1),
         "forward_ms_median": m.get("forward_ms_median"),
+        "tokens_per_s": m.get("tokens_per_s"),
+        "forced_tokens": m.get("forced_tokens"),
+        "forward_passes": m.get("forward_passes"),
         "mask_ms_mean": result.metrics.get("mask_ms_mean"),
         "mask_share_of_forward": result.metrics.get("mask_share_of_forward"),
         "failures": None if result.report is None or result.report.ok else result.report.feedback()[:400],
@@ -188,6 +193,9 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     stop = [r for r in runs if r["finish_reason"] == "stop"]
     shares = [r["mask_share_of_forward"] for r in runs if r.get("mask_share_of_forward") is not None]
     masks = [r["mask_ms_mean"] for r in runs if r.get("mask_ms_mean") is not None]
+    total = sum(r["tokens"] / r["tokens_per_s"] for r in runs if r.get("tokens_per_s"))
+    tokens = sum(r["tokens"] for r in runs if r.get("forward_passes"))
+    passes = sum(r["forward_passes"] for r in runs if r.get("forward_passes"))
     return {
         "runs": len(runs),
         "finished_stop": len(stop),
@@ -211,6 +219,9 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "seconds_mean": round(sum(r["seconds"] for r in runs) / len(runs), 1) if runs else None,
         "mask_ms_mean": round(sum(masks) / len(masks), 3) if masks else None,
         "mask_share_of_forward_mean": round(sum(shares) / len(shares), 4) if shares else None,
+        # output tokens over the time of the whole run, and forward passes per output token
+        "tokens_per_s": round(sum(r["tokens"] for r in runs) / total, 2) if total else None,
+        "forward_passes_per_token": round(passes / tokens, 3) if tokens and passes else None,
     }
 
 
@@ -229,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--start", type=int, default=0, help="skip the first N cases (resume a --log run)")
     ap.add_argument("--gold-only", action="store_true", help="only the gold control (no model)")
     ap.add_argument("--modes", default="constrained,unconstrained")
+    ap.add_argument(
+        "--no-fast-forward", action="store_true", help="decode forced text step by step (constrained runs)"
+    )
     ap.add_argument(
         "--max-replace-lines", type=int, default=None, help="as gramwright edit's (constrained runs only)"
     )
@@ -249,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = rows[: args.limit]
     rows = rows[args.start :]
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    fast_forward = not args.no_fast_forward
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if args.gold_only:
         with tempfile.TemporaryDirectory() as tmp:
@@ -278,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                     cap = args.max_replace_lines if constrain else None
                     got = {
                         "id": row["id"],
-                        **one(row, fmt, constrain, gen, sampling, base, args.timeout, cap),
+                        **one(row, fmt, constrain, gen, sampling, base, args.timeout, cap, fast_forward),
                     }
                     per.setdefault(key, []).append(got)
                     if args.log:
@@ -294,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         "formats": formats,
         "max_tokens": args.max_tokens,
         "max_replace_lines": args.max_replace_lines,
+        "fast_forward": not args.no_fast_forward,
         "model": args.model or "embedded SmolLM2-135M-Instruct",
         "seconds": round(time.perf_counter() - t0, 1),
         "summary": {key: summarise(runs) for key, runs in per.items()},

@@ -91,3 +91,24 @@ def test_offsets_match_the_json_module_on_a_real_document() -> None:
     assert {"/x/0/y", "/x/1", "/x/2", "/z~0", "/e"} <= set(offsets)
     assert text[offsets["/e"] :].startswith('"e"') and text[offsets["/z~0"] :].startswith('"z~"')
     assert text[offsets["/x/0/y"] :].startswith('"y"')
+
+
+def test_schema_location_of_an_instance_pointer() -> None:
+    from gramwright.pointer import schema_location
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {"type": "array", "items": {"properties": {"qty": {"type": "integer"}}}},
+            "pair": {"prefixItems": [{"type": "string"}, {"type": "integer"}]},
+            "a/b": {"additionalProperties": {"type": "string"}},
+            "ref": {"$ref": "#/$defs/x"},
+        },
+        "patternProperties": {"^x-": {"type": "string"}},
+    }
+    assert schema_location(schema, "/items/3/qty") == "/properties/items/items/properties/qty"
+    assert schema_location(schema, "/pair/1") == "/properties/pair/prefixItems/1"
+    assert schema_location(schema, "/a~1b/anything") == "/properties/a~1b/additionalProperties"
+    assert schema_location(schema, "/x-note") == "/patternProperties/^x-"
+    assert schema_location(schema, "/ref/deep") == "/properties/ref"  # a $ref ends the walk
+    assert schema_location(schema, "/unknown") == "" and schema_location(schema, "") == ""

@@ -24,13 +24,18 @@ def compile_source(
     text: str | None = None,
     whitespace: Whitespace = "compact",
     close_objects: bool = False,
+    ground: bool = False,
 ) -> CompiledSource:
     """Compile a grammar source once: a JSON Schema file, a ``.gbnf`` file or a bundled grammar
     name (``json``, ``arithmetic``, ``kv-config``). ``text`` gives the content instead of reading
     ``source`` (which then only names it). The result keeps the grammar, the compile report (which
     schema keywords the grammar enforces exactly), the rule → schema-pointer map and the ``$ref``
-    registry. Raises a :class:`~gramwright.errors.GramwrightError` subclass naming the file."""
-    return load_source(str(source), text=text, whitespace=whitespace, close_objects=close_objects)
+    registry. ``ground``: every plain string of a schema is ``x-grounded`` (its values then come
+    from a source text: :meth:`CompiledSource.with_source`). Raises a
+    :class:`~gramwright.errors.GramwrightError` subclass naming the file."""
+    return load_source(
+        str(source), text=text, whitespace=whitespace, close_objects=close_objects, ground=ground
+    )
 
 
 def check_document(

@@ -21,6 +21,7 @@ __all__ = [
     "PatchError",
     "PipelineError",
     "SchemaError",
+    "ServingError",
     "SourceError",
 ]
 
@@ -86,6 +87,10 @@ class PipelineError(GramwrightError):
 
 class PatchError(GramwrightError):
     """A patch that cannot be parsed, located or applied (editors)."""
+
+
+class ServingError(GramwrightError):
+    """A serving engine that cannot be reached or used (``--server``)."""
 
 
 class BudgetTooSmall(EngineError, ValueError):

@@ -20,10 +20,12 @@ from gramwright.sources import CompiledSource, load_for_generation
 from gramwright.validate import Validation, validate_output
 
 if TYPE_CHECKING:
-    from gramwright.decode.generate import StepTrace
+    from gramwright.decode.generate import GenerationResult, StepTrace
     from gramwright.decode.prompt import PromptPlan, SchemaRendering
     from gramwright.engine.matcher import GrammarEngine
     from gramwright.models.loader import LoadedModel
+    from gramwright.reasoning import Reasoning
+    from gramwright.schema.grounding import GroundedValue
 
 __all__ = ["Generation", "Generator", "SamplingOptions", "generate_structured"]
 
@@ -68,6 +70,13 @@ class Generation:
     # output is complete, but the values open there were closed early (``cut``)
     closing_offset: int | None = None
     cut: list[str] = field(default_factory=list)  # schemas: JSON Pointers of the values cut short
+    # with a reasoning section (``reasoning=``): its text apart from the value (``text``), the
+    # tokens it took, and whether its own budget closed it
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
+    reasoning_closed_by_budget: bool = False
+    # x-grounded values with their span in the source text (a source was given)
+    grounded: list[GroundedValue] = field(default_factory=list)
 
     @property
     def closed_by_budget(self) -> bool:
@@ -94,8 +103,14 @@ class Generation:
             if self.closing_offset is not None:
                 out["closing_offset"] = self.closing_offset
                 out["cut"] = list(self.cut)
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
+            out["reasoning_tokens"] = self.reasoning_tokens
+            out["reasoning_closed_by_budget"] = self.reasoning_closed_by_budget
         if self.validation is not None:
             out.update(self.validation.to_dict())
+        if self.grounded:
+            out["grounded"] = [g.to_dict() for g in self.grounded]
         return out
 
 
@@ -103,13 +118,20 @@ class Generator:
     """A loaded model with its vocabulary, and the engine of the grammar last used (engines are
     also kept on disk, so a new process starts with warm masks)."""
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(
+        self, model: str | None = None, *, device: str | None = None, threads: int | None = None
+    ) -> None:
+        """``device``: auto (default: CUDA when present), cpu or cuda; ``threads``: torch's CPU
+        threads (default: ``OMP_NUM_THREADS``, else one core left free; ``models/threads``)."""
         self.model_spec = model
+        self.device = device
+        self.threads = threads
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
         self._tokenizer_vocab: Any = None  # the tokenizer's alone, read before a model loads
         self._engines: dict[int, GrammarEngine] = {}
         self._engine_ms = 0.0  # building the latest engine (with the tokenizer's tables, first time)
+        self._sections: dict[Reasoning, GrammarEngine] = {}  # reasoning sections' engines
 
     @property
     def model_loaded(self) -> bool:
@@ -135,11 +157,17 @@ class Generator:
             from gramwright.models.loader import load_model
             from gramwright.models.vocabulary import vocabulary_of_loaded
 
-            lm = load_model(self.model_spec, progress=progress)
+            lm = load_model(self.model_spec, device=self.device, progress=progress, threads=self.threads)
             progress(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s); reading the vocabulary")
             self._vocab = vocabulary_of_loaded(lm)
             self._lm = lm
         return self._lm
+
+    @property
+    def vocab(self) -> Any:
+        """The loaded model's token vocabulary (loads the model)."""
+        self.load_model()
+        return self._vocab
 
     def engine_for(
         self, source: CompiledSource, progress: Progress = _quiet, *, use_cache: bool = True
@@ -160,6 +188,17 @@ class Generator:
             self._engines = {key: load_engine(source.grammar, self._vocab, use_cache=use_cache)}
             self._engine_ms = (time.perf_counter() - t0) * 1000
         return self._engines[key]
+
+    def sectioned(self, engine: GrammarEngine, reasoning: Reasoning) -> GrammarEngine:
+        """``engine`` after a reasoning section of at most ``reasoning.max_tokens`` tokens."""
+        from gramwright.engine.matcher import GrammarEngine
+        from gramwright.engine.sections import SectionedEngine
+
+        self.load_model()
+        section = self._sections.get(reasoning)
+        if section is None:
+            section = self._sections[reasoning] = GrammarEngine(reasoning.grammar(), self._vocab)
+        return SectionedEngine(section, engine, reasoning.max_tokens)
 
     def prompt_for(
         self,
@@ -211,6 +250,8 @@ class Generator:
         use_cache: bool = True,
         open_objects: bool | None = None,
         schema_prompt: SchemaRendering = "compact",
+        fast_forward: bool = True,
+        reasoning: Reasoning | None = None,
     ) -> Generation:
         """Generate for ``prompt`` under ``source``'s grammar (or without it, ``constrain=False``:
         the baseline). ``on_token`` sees every step and may raise to stop the run. ``system``
@@ -221,29 +262,37 @@ class Generator:
         ``x-runtime``) says otherwise: see :meth:`CompiledSource.for_generation`.
         ``schema_prompt`` is how the schema is shown in the system prompt (``compact``, ``json``,
         ``none``); one that leaves no room for ``max_tokens`` in the model's context is left out,
-        with ``metrics["prompt_note"]`` saying so."""
+        with ``metrics["prompt_note"]`` saying so. ``fast_forward``: append the tokens of text the
+        grammar forces without sampling them (``decode/forced``); False decodes step by step.
+        ``reasoning``: a bounded section
+        (``<think>…</think>``, at most ``reasoning.max_tokens`` tokens, inside ``max_tokens``)
+        before the constrained output; ``text`` is then the value and ``reasoning`` the section."""
         from gramwright.decode.generate import generate
         from gramwright.decode.sampling import SamplingParams
         from gramwright.engine.cache import save_engine
 
         sampling = sampling or SamplingOptions()
         source = source.for_generation(open_objects)
+        if source.source_text is not None:
+            use_cache = False  # a grammar built for one source text is rarely met again
         lm = self.load_model(progress)
         engine = self.engine_for(source, progress, use_cache=use_cache) if constrain else None
         text_prompt, plan = self.prompt_for(
             source, prompt, max_tokens=sampling.max_tokens, system=system, schema_prompt=schema_prompt
         )
         progress(f"generating on {lm.name} ({lm.device})")
+        decode_engine = self.sectioned(engine, reasoning) if engine is not None and reasoning else engine
         result = generate(
             lm.model,
             lm.tokenizer,
             text_prompt,
-            engine=engine,
+            engine=decode_engine,
             max_tokens=sampling.max_tokens,
             params=SamplingParams(sampling.temperature, sampling.top_k, sampling.top_p),
             seed=sampling.seed,
             on_step=on_token,
             eos_ids=self._vocab.eos_ids,
+            fast_forward=fast_forward,
         )
         result.metrics.update(plan.metrics())
         if source.closed_objects:
@@ -253,11 +302,20 @@ class Generator:
             result.metrics["engine_ms"] = round(self._engine_ms, 1)
             if use_cache:
                 save_engine(engine)  # the next process starts with warm masks
+        section = _split_section(result, reasoning) if reasoning is not None else None
+        if section is not None:
+            result.text, result.closing_offset = section.value, section.closing_offset
         validation = None
         if source.is_schema:
             validation = validate_output(
                 result.text, source.schema, result.finish_reason, registry=source.registry
             )
+        grounded: list[GroundedValue] = []
+        if source.source_text is not None and validation is not None and validation.parsed:
+            from gramwright.schema.grounding import grounded_values
+
+            result.metrics["ground_ms"] = round(source.ground_ms, 2)
+            grounded = grounded_values(validation.value, source.schema, source.source_text)
         cut: list[str] = []
         if result.closing_offset is not None and source.is_schema:
             from gramwright.decode.cut import open_json_values
@@ -275,7 +333,43 @@ class Generator:
             token_ids=list(result.token_ids),
             closing_offset=result.closing_offset,
             cut=cut,
+            reasoning=None if section is None else section.reasoning,
+            reasoning_tokens=None if section is None else section.tokens,
+            reasoning_closed_by_budget=False if section is None else section.closed_by_budget,
+            grounded=grounded,
         )
+
+
+@dataclass
+class _Section:
+    reasoning: str | None
+    value: str
+    tokens: int
+    closed_by_budget: bool
+    closing_offset: int | None  # where the budget began to close the value (a character of it)
+
+
+def _split_section(result: GenerationResult, reasoning: Reasoning) -> _Section:
+    """The reasoning section apart from the value, from the steps: the section's tokens are the
+    steps up to its closing marker (no token spans the boundary)."""
+    from gramwright.reasoning import split_reasoning
+
+    thought, value = split_reasoning(result.text, reasoning)
+    size = 0 if thought is None else len(f"{reasoning.open}{thought}{reasoning.close}".encode())
+    at = tokens = 0
+    section_closed = False
+    closing: int | None = None
+    for step in result.steps:
+        if at < size:
+            tokens += 1
+            section_closed = section_closed or step.closing
+        elif step.closing and closing is None:
+            closing = at - size
+        at += len(step.text)
+    offset = None
+    if closing is not None:
+        offset = len(value.encode()[:closing].decode("utf-8", "replace"))
+    return _Section(thought, value, tokens, section_closed, offset)
 
 
 def generate_structured(
@@ -288,20 +382,34 @@ def generate_structured(
     open_objects: bool | None = None,
     on_token: Callable[[StepTrace], None] | None = None,
     progress: Progress = _quiet,
+    reasoning: Reasoning | None = None,
+    source_text: str | None = None,
+    ground: bool = False,
 ) -> Generation:
     """Generate once: ``source`` is a schema/GBNF path, a bundled grammar name, or a compiled
     source; ``model`` a local HF model directory or ``.gguf`` file (default: the embedded
     SmolLM2-135M-Instruct). The source is compiled before any model is loaded, so a bad source
     fails fast. A schema's objects are closed (no undeclared members) unless ``open_objects`` or
-    the schema's ``x-runtime`` ``open_objects: true`` keeps them open."""
+    the schema's ``x-runtime`` ``open_objects: true`` keeps them open. ``source_text``: the
+    text the schema's ``x-grounded`` members copy their values from (``ground``: every plain
+    string of the schema is grounded); the result lists each grounded value's span in it.
+    ``reasoning``: a bounded reasoning section before the value (see :meth:`Generator.run`)."""
     compiled = (
         source.for_generation(open_objects)
         if isinstance(source, CompiledSource)
-        else load_for_generation(source, open_objects=open_objects)
+        else load_for_generation(source, open_objects=open_objects, ground=ground)
     )
+    if source_text is not None:
+        compiled = compiled.with_source(source_text)
     generator = Generator(model)
     if constrain:  # a budget below the shortest output is refused before the model loads
         generator.check_budget(compiled, (sampling or SamplingOptions()).max_tokens, progress)
     return generator.run(
-        compiled, prompt, sampling=sampling, constrain=constrain, on_token=on_token, progress=progress
+        compiled,
+        prompt,
+        sampling=sampling,
+        constrain=constrain,
+        on_token=on_token,
+        progress=progress,
+        reasoning=reasoning,
     )

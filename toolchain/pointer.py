@@ -25,6 +25,7 @@ __all__ = [
     "parent_pointer",
     "pointer_offsets",
     "pointer_tokens",
+    "schema_location",
     "unescape_token",
 ]
 
@@ -146,3 +147,29 @@ def locate(positions: Mapping[str, T], pointer: str) -> T | None:
         if not pointer:
             return None
         pointer = parent_pointer(pointer)
+
+
+def schema_location(schema: object, instance_pointer: str) -> str:
+    """The pointer of the subschema that describes ``instance_pointer`` of a document, as deep as
+    ``properties``, ``additionalProperties``, ``patternProperties``, ``prefixItems`` and ``items``
+    lead (a ``$ref`` or a combinator ends the walk: its parent is where the cursor goes)."""
+    here, node = "", schema
+    for token in pointer_tokens(instance_pointer):
+        if not isinstance(node, Mapping):
+            break
+        props, prefix, items = node.get("properties"), node.get("prefixItems"), node.get("items")
+        if isinstance(props, Mapping) and token in props:
+            here, node = join_pointer(here, "properties", token), props[token]
+        elif token.isdigit() and isinstance(prefix, list) and int(token) < len(prefix):
+            here, node = join_pointer(here, "prefixItems", int(token)), prefix[int(token)]
+        elif token.isdigit() and isinstance(items, Mapping):
+            here, node = join_pointer(here, "items"), items
+        elif isinstance(node.get("patternProperties"), Mapping) and (
+            match := next((p for p in node["patternProperties"] if re.search(p, token)), None)
+        ):
+            here, node = join_pointer(here, "patternProperties", match), node["patternProperties"][match]
+        elif isinstance(node.get("additionalProperties"), Mapping):
+            here, node = join_pointer(here, "additionalProperties"), node["additionalProperties"]
+        else:
+            break
+    return here

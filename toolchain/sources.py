@@ -23,6 +23,7 @@ from gramwright.grammar.ir import Grammar
 from gramwright.schema.report import ReportEntry
 
 if TYPE_CHECKING:
+    from gramwright.schema.grounding import GroundSpec
     from gramwright.schema.resolve import SchemaRegistry
 
 __all__ = ["CompiledSource", "load_for_generation", "load_source"]
@@ -54,6 +55,13 @@ class CompiledSource:
     # for check and export, not yet decided for generation
     generation_objects: Literal["closed", "open"] | None = None
     _variants: dict[bool, CompiledSource] = field(default_factory=dict, repr=False, compare=False)
+    # ``x-grounded`` members (placeholder rules; see ``schema.grounding``) and, once
+    # :meth:`with_source` built them in, the source text their values come from
+    grounded: list[GroundSpec] = field(default_factory=list)
+    source_text: str | None = None
+    ground_ms: float = 0.0  # building the source's grammar (0 when it came from the cache)
+    _by_source: dict[str, CompiledSource] = field(default_factory=dict, repr=False, compare=False)
+    _origin: CompiledSource | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_schema(self) -> bool:
@@ -72,6 +80,8 @@ class CompiledSource:
         document would pass with ``flexible``); a GBNF source has one grammar and is returned."""
         if not self.is_schema or whitespace == self.whitespace:
             return self
+        if self.source_text is not None:
+            return self.ungrounded().with_whitespace(whitespace).with_source(self.source_text)
         other = _compile_schema(self.name, self.schema, whitespace, self.close_objects)
         other.generation_objects = self.generation_objects
         return other
@@ -86,6 +96,10 @@ class CompiledSource:
         what the model may write. GBNF and bundled grammars are returned as they are."""
         if not self.is_schema:
             return self
+        if self.source_text is not None:
+            if open_objects is None and self.generation_objects is not None:
+                return self
+            return self.ungrounded().for_generation(open_objects).with_source(self.source_text)
         if open_objects is None:
             if self.generation_objects is not None:
                 return self
@@ -101,6 +115,66 @@ class CompiledSource:
             variant.generation_objects = wanted
             self._variants[open_objects] = variant
         return variant
+
+    def with_source(self, text: str) -> CompiledSource:
+        """This source with its grounded members built from ``text`` (their values become
+        substrings / numbers of it). Cached per text: a retry or a repeated source rebuilds
+        nothing. A source without grounded members is returned as it is."""
+        if not self.grounded:
+            return self
+        if self.source_text is not None:
+            if self.source_text == text:
+                return self
+            raise ValueError("this source is grounded already; ground the ungrounded source")
+        hit = self._by_source.get(text)
+        if hit is not None:
+            hit.ground_ms = 0.0
+            return hit
+        from gramwright.grammar.errors import EmptyLanguageError
+        from gramwright.schema.grounding import ground_grammar
+
+        t0 = time.perf_counter()
+        built = ground_grammar(self.grammar, self.grounded, text)
+        try:
+            grammar = prepare(built.grammar)
+        except EmptyLanguageError:
+            where = ", ".join(spec.pointer or "/" for spec in self.grounded)
+            raise SourceError(
+                self.name,
+                f"no value in the source fits the grounded members ({where})",
+                "allow null or make them optional, or check the source text",
+            ) from None
+        report = list(self.report)
+        for spec in built.unbounded:
+            report.append(
+                ReportEntry(
+                    f"{spec.pointer}/maxLength",
+                    "maxLength",
+                    "approximated",
+                    "x-grounded: too many distinct substrings under the bound; validation checks it",
+                )
+            )
+        grounded = dataclasses.replace(
+            self,
+            grammar=grammar,
+            report=report,
+            source_text=text,
+            ground_ms=(time.perf_counter() - t0) * 1000,
+            _variants={},
+            _by_source={},
+            _origin=self,
+        )
+        if len(self._by_source) >= 16:  # a batch's sources come one after another
+            self._by_source.pop(next(iter(self._by_source)))
+        self._by_source[text] = grounded
+        return grounded
+
+    def ungrounded(self) -> CompiledSource:
+        """The source as compiled from the schema, without a source text built in."""
+        if self.source_text is None:
+            return self
+        assert self._origin is not None  # set by ``with_source``
+        return self._origin
 
     def pointers_for(self, rules: list[str]) -> list[str]:
         """Schema pointers for rule names (for "rejected by keyword …" messages)."""
@@ -128,15 +202,19 @@ def load_for_generation(
     text: str | None = None,
     whitespace: Whitespace = "compact",
     open_objects: bool | None = None,
+    ground: bool = False,
+    source_text: str | None = None,
 ) -> CompiledSource:
     """:func:`load_source` for a model to generate under, compiled once: objects closed unless
     ``open_objects`` (``None``: the schema's ``x-runtime`` ``open_objects``, else closed). See
-    :meth:`CompiledSource.for_generation`."""
+    :meth:`CompiledSource.for_generation`. ``ground``: every plain string of the schema is
+    ``x-grounded``; ``source_text``: the grounded members' values come from it
+    (:meth:`CompiledSource.with_source`)."""
     close = None if open_objects is None else not open_objects
-    compiled = load_source(path, text=text, whitespace=whitespace, close_objects=close)
+    compiled = load_source(path, text=text, whitespace=whitespace, close_objects=close, ground=ground)
     if compiled.is_schema and close is not None:
         compiled.generation_objects = "closed" if close else "open"
-    return compiled
+    return compiled if source_text is None else compiled.with_source(source_text)
 
 
 def load_source(
@@ -146,6 +224,7 @@ def load_source(
     whitespace: Whitespace = "compact",
     close_objects: bool | None = False,
     cancelled: Callable[[], bool] | None = None,
+    ground: bool = False,
 ) -> CompiledSource:
     """Load and compile ``path``: a ``.gbnf`` file, a JSON Schema ``.json`` file, or a bundled
     grammar name (``json``, ``arithmetic``, …). ``text`` gives the content instead of reading the
@@ -179,9 +258,11 @@ def load_source(
         return CompiledSource(g, "gbnf", path, (time.perf_counter() - t0) * 1000)
     stripped = text.lstrip("\ufeff \t\r\n")
     if p.suffix.lower() == ".json" or stripped.startswith(("{", "true", "false")):
+        from gramwright.schema.grounding import ground_schema
         from gramwright.schema.load import parse_schema_text
 
         schema = parse_schema_text(text, path)  # it drops a byte-order mark itself
+        schema = ground_schema(schema, ground_all=ground)
         if close_objects is None:
             close = not runtime_open_objects(schema, path)
             compiled = _compile_schema(path, schema, whitespace, close, cancelled)
@@ -240,4 +321,5 @@ def _compile_schema(
         whitespace=whitespace,
         close_objects=close_objects,
         closed_objects=sorted(compiled.closed_objects),
+        grounded=list(compiled.grounded),
     )

@@ -220,6 +220,8 @@ def generate_edit(
     progress: Callable[[str], None] = lambda _m: None,
     allow_broken_syntax: bool = False,
     accept_budget_close: bool = False,
+    fast_forward: bool = True,
+    on_token: Callable[[StepTrace], None] | None = None,
 ) -> EditResult:
     """Generate a patch of ``fmt`` for ``files`` doing ``instruction``; check it (``mode``
     ``check``), also preview its diff (``dry-run``) or apply it with a backup (``apply``, only
@@ -228,7 +230,10 @@ def generate_edit(
     last blocks' new text may be cut, so ``apply`` writes it only with ``accept_budget_close``.
     A patch that leaves a file unparseable in its language does not apply unless
     ``allow_broken_syntax`` (the check of :func:`check_patch`). ``generator`` keeps a loaded
-    model between calls (the benchmark's)."""
+    model between calls (the benchmark's). ``fast_forward``: the text the grammar forces (most
+    of a SEARCH block's lines) is appended without sampling (``decode/forced``). ``on_token``
+    sees each step as it is sampled or forced (the TUI streams them); an exception it raises
+    stops the generation and propagates (a cancel)."""
     from gramwright.engine.collector import cold_work
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import CompiledSource
@@ -251,19 +256,22 @@ def generate_edit(
         engine_ms = (time.perf_counter() - t0) * 1000.0
     masks: list[float] = []
 
-    def on_token(step: StepTrace) -> None:
+    def on_step(step: StepTrace) -> None:
         if step.mask_us is not None:
             masks.append(step.mask_us)
+        if on_token is not None:
+            on_token(step)
 
     generation = gen.run(
         source,
         edit_user_prompt(snaps, instruction, new_files),
         sampling=sampling,
         constrain=constrain,
-        on_token=on_token,
+        on_token=on_step,
         progress=progress,
         system=edit_system_prompt(fmt),
         use_cache=False,
+        fast_forward=fast_forward,
     )
     finished = generation.finish_reason == "stop"
     patch_text, patch, parse_error = _parse(generation.text, grammar, constrain, finished)

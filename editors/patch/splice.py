@@ -22,7 +22,7 @@ from gramwright.editors.patch.match import reindent
 from gramwright.editors.patch.model import line_content, line_ending
 from gramwright.editors.patch.snapshot import FileSnapshot
 
-__all__ = ["splice"]
+__all__ = ["replacement_lines", "splice"]
 
 _CRLF_LEVEL = 2
 
@@ -31,7 +31,8 @@ def _with_ending(line: str, ending: str) -> str:
     return line_content(line) + ending if line_ending(line) else line
 
 
-def _replacement(location: Location, lines: tuple[str, ...], preferred: str) -> list[str]:
+def replacement_lines(location: Location, lines: tuple[str, ...], preferred: str) -> list[str]:
+    """The lines a located edit puts in place of its match, exactly as the file will get them."""
     match, edit = location.match, location.edit
     assert match is not None
     if match.level == 0 and edit.exact_eol and not match.eol:
@@ -65,7 +66,7 @@ def splice(snapshot: FileSnapshot, locations: list[Location]) -> str:
         match = location.match
         assert match is not None
         out.extend(lines[position : match.start])
-        out.extend(_replacement(location, lines, preferred))
+        out.extend(replacement_lines(location, lines, preferred))
         position = match.end
     out.extend(lines[position:])
     # a line without a terminator can only be the last one (one that lost its place needs one)

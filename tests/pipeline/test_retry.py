@@ -272,3 +272,27 @@ def _check_invariants(result: StructuredResult, backend: ScriptedBackend, policy
     if result.status == "failed":
         assert result.value is None and result.confidence == 0.0 and result.errors and result.cause
     assert len(backend.requests) == len(attempts)
+
+
+def test_on_attempt_sees_each_attempt_as_it_is_judged_and_can_stop_the_run() -> None:
+    seen: list[tuple[int, list[str], str]] = []
+
+    def watch(attempt: Any) -> None:
+        # the backend has not been asked for the next attempt yet
+        assert len(backend.requests) == attempt.index + 1
+        seen.append((attempt.index, [e.keyword for e in attempt.errors], attempt.feedback))
+
+    backend = ScriptedBackend.of(_order(total_amount=-1), GOOD)
+    result = run(SOURCE, "x", backend=backend, on_attempt=watch)
+    assert result.ok and [s[0] for s in seen] == [0, 1] and seen[1][2]
+
+    class Stop(Exception):
+        pass
+
+    def stop(attempt: Any) -> None:
+        raise Stop()
+
+    backend = ScriptedBackend.of(_order(total_amount=-1), GOOD)
+    with pytest.raises(Stop):
+        run(SOURCE, "x", backend=backend, on_attempt=stop)
+    assert len(backend.requests) == 1

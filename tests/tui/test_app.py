@@ -25,6 +25,7 @@ from gramwright.tui.sampler import SampleCancelled, SampleOutcome
 from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
 from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
+from tests.support.tui import screen_text, wait_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
 
@@ -37,14 +38,6 @@ VALID_DOC = (
     '{"supplier":"Lenovo","total_amount":10000,"items":[{"name":"ThinkPad","qty":2,"unit_price":5000}]}'
 )
 INVALID_DOC = '{"supplier":"Lenovo","total_amount":1,"items":[{"name":"x","qty":0,"unit_price":1}]}'
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {condition}")
-        await pilot.pause(0.05)
 
 
 async def ready(pilot: Pilot[Any]) -> GramwrightApp:
@@ -60,11 +53,6 @@ def rules_at(app: GramwrightApp, pointer: str) -> list[str]:
     report = app.diagnostics.report
     assert report is not None
     return [d.rule for d in report.diagnostics if d.pointer == pointer]
-
-
-def screen_text(app: GramwrightApp) -> str:
-    """What the terminal shows, as plain text (one line per row)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def static_text(app: GramwrightApp, selector: str) -> str:

@@ -83,6 +83,16 @@ def read_bytes(path: str) -> bytes:
     return p.read_bytes()
 
 
+def read_text(path: str, option: str) -> str:
+    """A UTF-8 text file (or stdin for ``-``) for ``option``; bad UTF-8 is a usage error."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        where = "stdin" if path == "-" else path
+        fail(f"{option} {where}: not valid UTF-8 at byte {exc.start}", "save the text as UTF-8")
+
+
 def check_output(output: Path | None, *inputs: str) -> None:
     """Refuse an ``-o`` path before any work is done: its folder must exist, it must not be a
     folder, and it must not be one of the command's inputs (the write would destroy the input)."""
@@ -132,6 +142,27 @@ def format_option(choices: tuple[str, ...] = HUMAN_JSON, default: str = "human")
     """The one ``--format/-f`` option every command takes, its help naming ``choices``; read its
     value with :func:`output_format` and the same ``choices``."""
     return typer.Option(default, "--format", "-f", help=" | ".join(choices))
+
+
+def device_option() -> Any:
+    """``--device``: where the model runs (``models/loader.resolve_device``)."""
+    return typer.Option("auto", "--device", help="auto (CUDA when present) | cpu | cuda.")
+
+
+def threads_option() -> Any:
+    """``--threads``: torch's CPU threads (``models/threads``)."""
+    return typer.Option(
+        None, "--threads", min=1, help="torch CPU threads (default: OMP_NUM_THREADS, else cores - 1)."
+    )
+
+
+def fast_forward_option() -> Any:
+    """``--fast-forward/--no-fast-forward``: text the grammar forces appended without sampling."""
+    return typer.Option(
+        True,
+        "--fast-forward/--no-fast-forward",
+        help="Append text the grammar forces without sampling it, in one forward pass (default on).",
+    )
 
 
 def json_option() -> Any:

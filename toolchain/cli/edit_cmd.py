@@ -75,6 +75,9 @@ def edit_cmd(
     root: Path | None = typer.Option(
         None, "--root", help="Project root (default: git top level, else cwd); undo uses the same."
     ),
+    device: str = common.device_option(),
+    threads: int | None = common.threads_option(),
+    fast_forward: bool = common.fast_forward_option(),
     fmt: str = common.format_option(),
     allow_broken_syntax: bool = typer.Option(
         False, "--allow-broken-syntax", help="Apply even if a file would no longer parse in its language."
@@ -87,7 +90,7 @@ def edit_cmd(
     from rich.console import Console
 
     from gramwright.engine.collector import frozen_after_cold_masks
-    from gramwright.generation import SamplingOptions
+    from gramwright.generation import Generator, SamplingOptions
 
     console = Console(stderr=True)
     with common.user_errors(), frozen_after_cold_masks():
@@ -110,6 +113,8 @@ def edit_cmd(
                 progress=lambda msg: status.update(msg),
                 allow_broken_syntax=allow_broken_syntax,
                 accept_budget_close=accept_budget_close,
+                generator=Generator(model, device=device, threads=threads),
+                fast_forward=fast_forward,
             )
     if fmt == "json":
         typer.echo(common.dump_json(result.as_dict()), nl=False)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gramwright.cli import common
+from gramwright.cli import common, server_cli, tools_cli
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -32,13 +32,30 @@ Examples:
 
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
+  gramwright generate --schema po.json --prompt "..." --device cpu --threads 1 --no-fast-forward
 
+  gramwright generate --tools tools.json --prompt "Weather in Oslo?"    # tool calls (docs/tools.md)
+
+  gramwright generate --tools tools.json --tool-choice get_weather --parallel 1 --prompt "..."
+
+  gramwright generate --schema po.json --reasoning 64 --prompt "..."   # <think> ≤ 64 tokens first
+
+  gramwright generate --schema po.json --prompt "..." --backend llama-cpp  # the GGUF in llama.cpp
+  gramwright generate --schema po.json --prompt "..." --server http://localhost:8080  # a server
   gramwright generate --schema po.json --prompt "..." --stream --timeout 30   # NDJSON events
 
 --stream writes one JSON object per line as it happens: a token event per token, a value event
 per JSON Pointer once the grammar has settled that value (a string at its closing quote, a number
 once no byte the grammar allows could extend it), and last an end event with finish_reason
 (stop | length | timeout | cancelled), the members final and still open, and the result.
+
+Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground,
+every plain string — can only copy values from a source text: --source FILE (- reads stdin),
+else the prompt itself. The result lists each grounded value's span in that text.
+
+  gramwright generate --schema docs/examples/contact_grounded.json --source note.txt \
+      --prompt "Extract the contact: $(cat note.txt)"
+  echo "Ship 3 boxes to Oslo" | gramwright generate --schema s.json --ground --source - --prompt "..."
 """
 
 
@@ -50,7 +67,18 @@ def generate_cmd(
     prompt: str = typer.Option(..., "--prompt", "-p", help="The user request."),
     schema: str | None = typer.Option(None, "--schema", help="A JSON Schema file."),
     grammar: str | None = typer.Option(None, "--grammar", help="A .gbnf file or bundled name."),
-    model: str | None = typer.Option(None, "--model", help="A local HF model dir or .gguf."),
+    model: str | None = typer.Option(
+        None, "--model", help="A local HF model dir or .gguf (with --server: the served model's id)."
+    ),
+    backend: str = typer.Option(
+        "transformers",
+        "--backend",
+        help="transformers | llama-cpp (the GGUF run in-process by llama.cpp, under the same masks).",
+    ),
+    server: str | None = server_cli.server_option(),
+    dialect: str | None = server_cli.dialect_option(),
+    api_key: str | None = server_cli.api_key_option(),
+    request_timeout: float = server_cli.timeout_option(),
     max_tokens: int = typer.Option(256, "--max-tokens", min=1),
     temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = greedy."),
     top_k: int = typer.Option(0, "--top-k", min=0),
@@ -75,6 +103,24 @@ def generate_cmd(
         help="How the prompt shows the schema: compact (a type definition) | json | none. One "
         "that leaves no room for --max-tokens is left out, with a note.",
     ),
+    device: str = common.device_option(),
+    threads: int | None = common.threads_option(),
+    fast_forward: bool = common.fast_forward_option(),
+    tools: str | None = tools_cli.tools_option(),
+    tool_choice: str = tools_cli.tool_choice_option(),
+    parallel: int | None = tools_cli.parallel_option(),
+    reasoning_tokens: int | None = tools_cli.reasoning_option(),
+    reasoning_open: str = tools_cli.reasoning_open_option(),
+    reasoning_close: str = tools_cli.reasoning_close_option(),
+    source_path: str | None = typer.Option(
+        None,
+        "--source",
+        help="Schemas: the text x-grounded values are copied from (a file, or - for stdin); "
+        "default: the prompt.",
+    ),
+    ground: bool = typer.Option(
+        False, "--ground", help="Schemas: ground every string without enum/const/format/pattern."
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -90,8 +136,19 @@ def generate_cmd(
     fmt = common.output_format(fmt, as_json)
     if timeout is not None and not stream:
         common.fail("--timeout ends a streamed run", "add --stream")
-    if (schema is None) == (grammar is None):
-        common.fail("give exactly one of --schema or --grammar", "e.g. --schema po.json")
+    if [schema, grammar, tools].count(None) != 2:
+        common.fail("give exactly one of --schema, --grammar or --tools", "e.g. --schema po.json")
+    reasoning = tools_cli.reasoning_of(reasoning_tokens, reasoning_open, reasoning_close)
+    if stream and reasoning is not None:
+        common.fail("--stream streams the value alone", "drop --reasoning, or --stream")
+    if tools is not None:
+        if stream:
+            common.fail("--stream is for --schema and --grammar", "drop --stream with --tools")
+        from gramwright.generation import SamplingOptions
+
+        session = tools_cli.session_of(tools, tool_choice, parallel)  # fails before the model loads
+        sampling = SamplingOptions(max_tokens, temperature, top_k, top_p, seed)
+        tools_cli.generate_turn(session, prompt, model=model, sampling=sampling, reasoning=reasoning, fmt=fmt)
     rendering = schema_rendering(schema_prompt)
     if open_objects and close_objects:
         common.fail("give --open-objects or --close-objects, not both", "closed is the default")
@@ -102,6 +159,40 @@ def generate_cmd(
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import load_for_generation
 
+    if backend not in ("transformers", "llama-cpp"):
+        common.fail(f"unknown --backend {backend!r}", "use transformers or llama-cpp")
+    if reasoning is not None and (server is not None or backend != "transformers"):
+        common.fail(
+            "--reasoning runs on the local transformers backend", "drop --reasoning, --server or --backend"
+        )
+    if server is not None:
+        with common.user_errors():
+            source = load_for_generation(
+                schema or grammar or "", open_objects=_objects(open_objects, close_objects), ground=ground
+            )
+            if source.grounded:
+                text = prompt if source_path is None else common.read_text(source_path, "--source")
+                source = source.with_source(text)
+        remote = server_cli.make_backend(
+            server,
+            dialect=dialect,
+            api_key=api_key,
+            model=model,
+            schema_prompt=rendering,
+            timeout_s=request_timeout,
+        )
+        sampling = SamplingOptions(max_tokens, temperature, top_k, top_p, seed)
+        raise typer.Exit(
+            server_cli.generate_on_server(
+                remote,
+                source,
+                prompt,
+                max_tokens=max_tokens,
+                sampling=sampling,
+                constrain=not no_constrain,
+                fmt=fmt,
+            )
+        )
     console = Console(stderr=True)
     echo_tokens = fmt == "human" and sys.stdout.isatty()
     # the CLI owns its (short) process: no full collections over the engine's memo tables
@@ -109,14 +200,27 @@ def generate_cmd(
     with common.user_errors(), frozen_after_cold_masks():
         # the source first: a bad schema fails before a model is loaded
         source = load_for_generation(
-            schema or grammar or "", open_objects=_objects(open_objects, close_objects)
+            schema or grammar or "", open_objects=_objects(open_objects, close_objects), ground=ground
         )
-        generator = Generator(model)
+        if source.grounded:
+            text = prompt if source_path is None else common.read_text(source_path, "--source")
+            source = source.with_source(text)
+            console.print(render.grounding_line(source, source_path))
+        generator: Any
+        if backend == "llama-cpp":
+            from gramwright.llamacpp_generation import LlamaCppGenerator
+
+            generator = LlamaCppGenerator(model)
+        else:
+            generator = Generator(model, device=device, threads=threads)
         if not no_constrain:  # a budget below the shortest output: refused before the model loads
             generator.check_budget(source, max_tokens)
         with console.status("loading model…") as status:
             lm = generator.load_model(progress=lambda msg: status.update(msg))
-        console.print(render.model_line(lm))
+        if backend == "llama-cpp":
+            console.print(f"model {generator.name} in llama.cpp ({generator.load_s:.1f}s)")
+        else:
+            console.print(render.model_line(lm))
         if stream:
             raise typer.Exit(
                 _stream(
@@ -136,6 +240,9 @@ def generate_cmd(
             constrain=not no_constrain,
             on_token=render.show_token if echo_tokens else None,
             schema_prompt=rendering,
+            **({"reasoning": reasoning} if reasoning is not None else {}),
+            # llama.cpp's backend decodes on its own (no fast-forward there)
+            **({} if backend == "llama-cpp" else {"fast_forward": fast_forward}),
         )
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from gramwright.api import check_document
-from gramwright.cli import common
+from gramwright.cli import common, tools_cli
 from gramwright.cli.render import grammar as render
 from gramwright.cli.serving_cli import check_engine_name, check_with_engine, compile_to_target
 from gramwright.grammar.export import TARGETS as EXPORT_TARGETS
@@ -34,6 +34,12 @@ Examples:
   gramwright compile schema.json --for-generation   # the grammar `generate` runs under
 
   gramwright compile schema.json --format json | jq .report
+
+  gramwright compile --tools tools.json --target vllm-request     # a structural_tag body
+
+  gramwright compile --tools tools.json --tool-choice auto --target llamacpp-request   # lazy grammar
+
+  gramwright compile schema.json --reasoning 128 --target sglang-request   # <think> then the value
 """
 
 CHECK_HELP = """Check that a document belongs to a grammar (byte for byte).
@@ -78,7 +84,9 @@ def register(app: typer.Typer) -> None:
 
 
 def compile_cmd(
-    source: str = typer.Argument(..., help="A .gbnf file, a JSON Schema .json, or a bundled name."),
+    source: str | None = typer.Argument(
+        None, help="A .gbnf file, a JSON Schema .json, or a bundled name (not with --tools)."
+    ),
     fmt: str = common.format_option(COMPILE_FORMATS, default="gbnf"),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write here (atomically)."),
     whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
@@ -93,21 +101,42 @@ def compile_cmd(
         "--allow-invalid-pattern",
         help="Compile even when a pattern is no valid regex (it is dropped from the grammar).",
     ),
+    ground: bool = typer.Option(
+        False,
+        "--ground",
+        help="Schemas: mark every string without enum/const/format/pattern x-grounded (listed in "
+        "the report; the grammar takes a source's values only at generation).",
+    ),
     for_generation: bool = typer.Option(
         False,
         "--for-generation",
         help="Schemas: the grammar generation uses (objects closed unless the schema's x-runtime "
         "says open_objects: true), with the closed objects listed.",
     ),
+    tools: str | None = tools_cli.tools_option(),
+    tool_choice: str = tools_cli.tool_choice_option(),
+    parallel: int | None = tools_cli.parallel_option(),
+    reasoning_tokens: int | None = tools_cli.reasoning_option(),
+    reasoning_open: str = tools_cli.reasoning_open_option(),
+    reasoning_close: str = tools_cli.reasoning_close_option(),
 ) -> None:
     fmt = common.output_format(fmt, choices=COMPILE_FORMATS)
     space = _whitespace(whitespace)
+    if (source is None) == (tools is None):
+        common.fail("give a SOURCE or --tools (one of them)", "e.g. gramwright compile schema.json")
+    reasoning = tools_cli.reasoning_of(reasoning_tokens, reasoning_open, reasoning_close)
+    if tools is not None:
+        common.check_output(output, tools)
+        session = tools_cli.session_of(tools, tool_choice, parallel)
+        tools_cli.compile_turn(None, session, reasoning, target, fmt, output)
+        return
+    assert source is not None
     common.check_output(output, source)
     with common.user_errors():
         if for_generation:
-            loaded = load_for_generation(source, whitespace=space)
+            loaded = load_for_generation(source, whitespace=space, ground=ground)
         else:
-            loaded = load_source(source, whitespace=space)
+            loaded = load_source(source, whitespace=space, ground=ground)
         text = emit_gbnf(loaded.grammar)
     invalid = [item for item in loaded.report if item.invalid_regex]
     if invalid and not allow_invalid_pattern:
@@ -118,6 +147,11 @@ def compile_cmd(
             f"{source}: schema {first.pointer or '/'}: {reason}",
             "fix the regular expression, or pass --allow-invalid-pattern to compile without it",
         )
+    if reasoning is not None:
+        tools_cli.compile_turn(
+            load_for_generation(source, whitespace=space), None, reasoning, target, fmt, output
+        )
+        return
     if target is not None:
         compile_to_target(loaded, target, fmt, output)
         return

@@ -41,6 +41,8 @@ Examples:
 
   gramwright lint --list-rules
 
+  gramwright lint --tools tools.json --profile openai-strict   # a tools list (docs/tools.md)
+
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it (with --baseline: new
 findings only), 2 usage error or unreadable input.
 """
@@ -123,6 +125,11 @@ def lint_cmd(
     tokenizer: str | None = typer.Option(
         None, "--tokenizer", help="Count tokens with this model's tokenizer (default: the embedded model)."
     ),
+    source_text: str | None = typer.Option(
+        None,
+        "--source",
+        help="The text x-grounded members copy from (a file, - for stdin): grounded/empty-source.",
+    ),
     list_rules: bool = typer.Option(False, "--list-rules", help="Document every rule and exit."),
     no_compile: bool = typer.Option(False, "--no-compile", help="Skip our compiler (no compile report)."),
     baseline: Path | None = typer.Option(
@@ -130,6 +137,9 @@ def lint_cmd(
     ),
     update_baseline: bool = typer.Option(
         False, "--update-baseline", help="Write today's findings to the --baseline FILE (and exit 0)."
+    ),
+    tools: str | None = typer.Option(
+        None, "--tools", help="Also lint an OpenAI tools list (JSON): the set's rules and each tool's schema."
     ),
 ) -> None:
     output_format = common.output_format(output_format, choices=LINT_FORMATS)
@@ -147,8 +157,9 @@ def lint_cmd(
             else:
                 sys.stdout.write(rules_markdown() + "\n")
             return
-        if not schemas:
-            common.fail("no SCHEMA given", "gramwright lint schema.json (or --list-rules)")
+        schemas = schemas or []
+        if not schemas and tools is None:
+            common.fail("no SCHEMA given", "gramwright lint schema.json (or --tools FILE, or --list-rules)")
         if update_baseline and baseline is None:
             common.fail(
                 "--update-baseline needs --baseline FILE",
@@ -166,6 +177,7 @@ def lint_cmd(
             tokenizer_name=tok_name,
             compile=not no_compile,
             ignore=tuple(ignore),
+            source_text=None if source_text is None else common.read_text(source_text, "--source"),
         )
         reports = [
             too_deep_report(too_deep, profile=prof, file=path)
@@ -173,6 +185,11 @@ def lint_cmd(
             else lint_schema(doc, profile=prof, options=options, file=path, base_uri=_base_uri(path))
             for path, doc, _, too_deep in documents
         ]
+        if tools is not None:
+            from gramwright.cli.tools_cli import lint_tools_report
+
+            reports.append(lint_tools_report(tools, prof))
+            documents.append((tools, None, common.read_bytes(tools).decode("utf-8", "replace"), None))
         if baseline is not None and update_baseline:
             raise typer.Exit(_write_baseline(baseline, reports))
         comparison = _compare(baseline, reports) if baseline is not None else None

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from gramwright.cli import common
+from gramwright.cli import common, server_cli
 
 VALIDATE_HELP = """Run layers 2–3 on outputs made elsewhere (a hosted API, an unconstrained run).
 
@@ -39,6 +40,12 @@ and flushed; at the end a summary table (or --format json).
 --stream: every row's attempts as events on stdout (each with the row's id): tokens, each JSON
 value once the grammar has settled it, and an end event with the row's StructuredResult; the
 --output file is written as without it, and a summary event comes last (docs/streaming.md).
+
+Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
+plain string — are copied from each row's source text: its "source" field, else its "text".
+Each output row lists the grounded values with their span in that text.
+
+  gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
 """
 
 
@@ -51,12 +58,14 @@ def _warn_notes(notes: tuple[str, ...]) -> None:
         typer.echo(f"warning: x-runtime {note}", err=True)
 
 
-def _load(schema: str, rules: str | None, overrides: dict[str, Any]) -> tuple[Any, Any, Any]:
+def _load(
+    schema: str, rules: str | None, overrides: dict[str, Any], ground: bool = False
+) -> tuple[Any, Any, Any]:
     from gramwright.pipeline import Policy
     from gramwright.pipeline.retry import resolve_rules
     from gramwright.sources import load_source
 
-    source = load_source(schema)
+    source = load_source(schema, ground=ground)
     if not source.is_schema:
         common.fail(f"{schema}: not a JSON Schema", "the pipeline validates against a schema")
     policy = Policy.from_schema(source.schema, **overrides)
@@ -107,16 +116,29 @@ def _print_summary(summary: dict[str, Any], fmt: str) -> None:
     from gramwright.cli.render.pipeline import summary_table
 
     Console(file=sys.stdout, width=100).print(summary_table(summary))
+    if "server" in summary:
+        from rich.table import Table
+
+        from gramwright.cli.render.server import summary_lines
+
+        table = Table(title="server", show_header=False)
+        for label, value in summary_lines(summary["server"]):
+            table.add_row(label, value)
+        Console(file=sys.stdout, width=100).print(table)
 
 
 def _backend(spec: str | None, model: str | None, schema_prompt: Any = "compact") -> Any:
     from gramwright.pipeline import GeneratorBackend, ScriptedBackend
 
-    if spec is None:
+    if spec is None or spec == "transformers":
         return GeneratorBackend(model=model, schema_prompt=schema_prompt)
+    if spec == "llama-cpp":
+        from gramwright.llamacpp_generation import LlamaCppGenerator
+
+        return GeneratorBackend(LlamaCppGenerator(model), schema_prompt=schema_prompt)
     kind, _, arg = spec.partition(":")
     if kind != "scripted" or not arg:
-        common.fail(f"unknown --backend {spec!r}", "use scripted:FILE (tests) or leave it out")
+        common.fail(f"unknown --backend {spec!r}", "use llama-cpp, or leave it out (transformers)")
     return ScriptedBackend.from_file(arg)
 
 
@@ -191,7 +213,22 @@ def extract_cmd(
     schema_prompt: str = typer.Option(
         "compact", "--schema-prompt", help="How the prompt shows the schema: compact | json | none."
     ),
-    backend_spec: str | None = typer.Option(None, "--backend", hidden=True),
+    ground: bool = typer.Option(
+        False, "--ground", help="Ground every string without enum/const/format/pattern in the row's source."
+    ),
+    backend_spec: str | None = typer.Option(
+        None, "--backend", help="llama-cpp: the GGUF run in-process by llama.cpp (default: transformers)."
+    ),
+    server: str | None = server_cli.server_option(),
+    dialect: str | None = server_cli.dialect_option(),
+    api_key: str | None = server_cli.api_key_option(),
+    request_timeout: float = server_cli.timeout_option(),
+    concurrency: int = typer.Option(
+        1,
+        "--concurrency",
+        min=1,
+        help="With --server: rows in flight at once (a new one starts as one ends).",
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -202,11 +239,15 @@ def extract_cmd(
 ) -> None:
     fmt = common.output_format(fmt)
     common.check_output(output_path, str(input_path))
+    if concurrency > 1 and server is None:
+        common.fail("--concurrency needs --server", "the local model runs one row at a time")
+    if concurrency > 1 and stream:
+        common.fail("--stream writes one row's events at a time", "give --concurrency 1 with --stream")
     from gramwright.cli.generate_cmd import schema_rendering
 
     rendering = schema_rendering(schema_prompt)
     from gramwright.pipeline import run
-    from gramwright.pipeline.batch import read_inputs
+    from gramwright.pipeline.batch import read_done, read_inputs
     from gramwright.pipeline.metrics import summarize
 
     with common.user_errors():
@@ -222,22 +263,39 @@ def extract_cmd(
             decode_mode=decode_mode,
             open_objects=open_objects,
         )
-        source, policy, ruleset = _load(schema, rules, overrides)
+        source, policy, ruleset = _load(schema, rules, overrides, ground)
         source = source.for_generation(policy.open_objects)  # compiled once for every row
         inputs = read_inputs(input_path, template)
-        backend = _backend(backend_spec, model, rendering)
+        plan = None
+        if server is not None:
+            backend = server_cli.make_backend(
+                server,
+                dialect=dialect,
+                api_key=api_key,
+                model=model,
+                schema_prompt=rendering,
+                timeout_s=request_timeout,
+            )
+            plan = backend.prepare(source)
+            server_cli.say_plan(plan)  # what the dialect cannot carry: before any request
+        else:
+            backend = _backend(backend_spec, model, rendering)
 
         def solve(item: Any) -> Any:
+            # grounded members copy from the row's source (built once per text, cached)
+            row = source.with_source(item.source) if source.grounded and item.source is not None else source
             if not stream:
-                return run(source, item.prompt, policy=policy, rules=ruleset, backend=backend)
+                return run(row, item.prompt, policy=policy, rules=ruleset, backend=backend)
             from gramwright.cli.render.stream import with_fields
             from gramwright.streaming.run import stream_pipeline
 
             emit = with_fields(id=item.id)
-            return stream_pipeline(source, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
+            return stream_pipeline(row, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
 
+        before = len(read_done(output_path))
+        started = time.perf_counter()
         try:
-            rows = _extract(inputs, output_path, metrics_path, solve)
+            rows = _extract(inputs, output_path, metrics_path, solve, concurrency)
         except KeyboardInterrupt:
             if not stream:
                 raise
@@ -245,7 +303,10 @@ def extract_cmd(
 
             # the row's end event (cancelled) is written; the rows before it are in --output
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        wall = time.perf_counter() - started
     summary = summarize([_metrics_of(r) for r in rows])
+    if plan is not None:
+        summary["server"] = server_cli.server_summary(plan, rows, len(rows) - before, wall, concurrency)
     if stream:
         from gramwright.cli.render.stream import write_event
 
@@ -274,7 +335,9 @@ def _metrics_of(row: dict[str, Any]) -> dict[str, Any]:
     return metrics_row(row)
 
 
-def _extract(inputs: list[Any], output: Path, metrics: Path | None, solve: Any) -> list[dict[str, Any]]:
+def _extract(
+    inputs: list[Any], output: Path, metrics: Path | None, solve: Any, concurrency: int = 1
+) -> list[dict[str, Any]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -298,4 +361,4 @@ def _extract(inputs: list[Any], output: Path, metrics: Path | None, solve: Any) 
         def advance(item: Any, row: dict[str, Any]) -> None:
             progress.update(task, advance=1, description=f"{item.id}: {row['status']}")
 
-        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance)
+        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance, concurrency=concurrency)

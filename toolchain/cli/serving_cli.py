@@ -38,6 +38,7 @@ def compile_to_target(loaded: CompiledSource, target: str, fmt: str, output: Pat
             target,
             schema=loaded.schema if loaded.is_schema else None,
             approximations=_approximations(loaded),
+            grounded=[spec.pointer for spec in loaded.grounded],
         )
     if fmt == "json":
         common.write_output(common.dump_json(render.target_data(target, exported, loaded)), output)

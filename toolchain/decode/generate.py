@@ -1,9 +1,17 @@
-"""The generation loop: one forward pass per token with the KV cache, the mask applied per step.
+"""The generation loop: one forward pass per sampled token with the KV cache, the mask applied per step.
 
 Our own loop rather than ``model.generate`` so that every step can report its mask time and the
 clipped probability mass, EOS is decided by the grammar, and truncation is explicit
 (``finish_reason = "length"``). ``GrammarLogitsProcessor`` offers the same masks to users of
 ``transformers``' own ``generate``. The engine's bitsets become tensors in ``masking.py``.
+
+Fast-forward (``fast_forward=True``, the default under a grammar): where the grammar forces the
+next bytes, their tokens (``forced.py``) are appended without sampling and fed to the model in
+the same forward pass as the sampled token before them, as a prefill chunk over the KV cache.
+Each appears as a step of its own (``StepTrace.forced``; ``on_step`` sees it), counts against
+``max_tokens`` and the budget, and has no clipped mass (no distribution was computed for it).
+The output's form is the grammar's either way; its tokens, and so what the model writes after
+them, may differ from step-by-step decoding where the forced text is tokenised otherwise.
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 
+from gramwright.decode.forced import forced_tokens
 from gramwright.decode.masking import tensor_masks
 from gramwright.decode.sampling import (
     MASK_VALUE,
@@ -36,6 +46,7 @@ class StepTrace:
     clipped_mass: float | None
     mask_us: float | None
     closing: bool = False  # the budget narrowed this step's mask
+    forced: bool = False  # appended by fast-forward: the grammar forced it, nothing was sampled
 
 
 @dataclass
@@ -99,11 +110,14 @@ def generate(
     seed: int | None = None,
     on_step: Callable[[StepTrace], None] | None = None,
     eos_ids: frozenset[int] = frozenset(),
+    fast_forward: bool = True,
 ) -> GenerationResult:
     """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given, and then
     complete within ``max_tokens`` (EOS counted): the masks close the output as the budget runs
     out (``engine/budget.py``), so ``finish_reason`` is always ``stop``. A budget below the
-    grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass."""
+    grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass.
+    ``fast_forward``: append the tokens of forced text without sampling (module docstring);
+    False decodes every token step by step."""
     params = params or SamplingParams()
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
     device = next(model.parameters()).device
@@ -122,9 +136,30 @@ def generate(
     hits0 = engine.masks.hits if engine else 0
     miss0 = engine.masks.misses if engine else 0
     started = time.perf_counter()
-    next_input = input_ids
+    forced = forced_tokens(engine, tokenizer) if engine is not None and fast_forward else None
     cache_arg = _cache_argument(model)
-    for _ in range(max_tokens):
+
+    def append_forced(feed: list[int]) -> None:
+        """Consume the forced tokens of the matcher's configuration, each a step of its own."""
+        assert matcher is not None and engine is not None and forced is not None
+        for token in forced.tokens(matcher.config)[: max_tokens - len(steps)]:
+            if not matcher.try_consume(token):  # never for a sound budget (``forced.py``)
+                break
+            trace = StepTrace(token, engine.vocab.token_bytes[token], None, None, forced=True)
+            steps.append(trace)
+            token_ids.append(token)
+            feed.append(token)
+            if on_step:
+                on_step(trace)
+
+    feed: list[int] = []
+    if forced is not None:
+        append_forced(feed)
+    next_input = torch.cat([input_ids, torch.tensor([feed], dtype=input_ids.dtype, device=device)], dim=-1)
+    while len(steps) < max_tokens:
+        if matcher is not None and matcher.is_terminated():
+            finish = "stop"  # forced text completed the document
+            break
         t0 = time.perf_counter()
         out = model(input_ids=next_input, use_cache=True, **{cache_arg: past})
         forward_s.append(time.perf_counter() - t0)
@@ -159,7 +194,10 @@ def generate(
         if matcher is not None and matcher.is_terminated():
             finish = "stop"  # the grammar allows nothing more: the document is complete
             break
-        next_input = torch.tensor([[token]], device=device)
+        feed = [token]
+        if forced is not None:
+            append_forced(feed)
+        next_input = torch.tensor([feed], device=device)
     elapsed = time.perf_counter() - started
     if engine is not None:
         text = b"".join(s.text for s in steps).decode("utf-8", "replace")
@@ -169,6 +207,7 @@ def generate(
         # text is decoded whole (a streamed step's bytes stay per token)
         text = str(tokenizer.decode(token_ids))
     metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
+    metrics["fast_forward"] = forced is not None
     if max_tokens < asked:  # said, not silent: the context ended the output, not --max-tokens
         metrics["max_tokens_capped_to"] = max_tokens
     closing_offset = None
@@ -245,6 +284,9 @@ def _metrics(
         "tokens_per_s": round(len(steps) / elapsed, 2) if elapsed else 0.0,
         "ms_per_token": round(1000 * elapsed / max(len(steps), 1), 2),
         "forward_ms_median": round(1000 * statistics.median(forward_s), 2) if forward_s else 0.0,
+        "forward_passes": len(forward_s),
+        "forced_tokens": sum(1 for s in steps if s.forced),
+        "forward_passes_per_token": round(len(forward_s) / len(steps), 3) if steps else 0.0,
     }
     if engine is not None:
         hits = engine.masks.hits - hits0
@@ -272,25 +314,49 @@ def _metrics(
 
 
 class GrammarLogitsProcessor:
-    """A ``transformers`` LogitsProcessor (batch size 1) over a Matcher.
+    """A ``transformers`` LogitsProcessor over one Matcher per row of the batch.
 
-    On each call it consumes the token sampled at the previous step, then masks the scores.
-    ``max_new_tokens``: the budget ``generate`` is given (EOS counted, as transformers counts
-    it): the masks then close the output in time, so it always ends accepted; a budget below the
-    grammar's shortest output raises ``BudgetTooSmall`` here, before generation. None: no budget
-    (an output may be cut at the limit).
+    On each call it consumes, per row, the tokens sampled since the previous call, then masks the
+    scores of every row at once: the rows' bitsets in one ``(batch, ceil(V/32))`` array, unpacked
+    and applied in one operation (``decode/batch.py``). Rows are matched from ``prompt_length``
+    on (``generate`` pads a batch's prompts to one length); a row that has ended (EOS) is
+    left alone while ``generate`` pads it. ``max_new_tokens``: the budget ``generate`` is given
+    (EOS counted, as transformers counts it): the masks then close each output in time, so it
+    always ends accepted; a budget below the grammar's shortest output raises
+    ``BudgetTooSmall`` here, before generation. None: no budget (an output may be cut at the limit).
     """
 
     def __init__(self, engine: GrammarEngine, prompt_length: int, max_new_tokens: int | None = None) -> None:
         self.engine = engine
-        self.matcher = engine.matcher(max_new_tokens)
-        self.masks = tensor_masks(engine)
+        self.max_new_tokens = max_new_tokens
+        engine.matcher(max_new_tokens)  # refuses a budget below the shortest output now
+        self.matchers: list[Matcher] = []
         self.prompt_length = prompt_length
 
+    @property
+    def matcher(self) -> Matcher:
+        """The first row's matcher (a batch of one)."""
+        if not self.matchers:
+            self.matchers.append(self.engine.matcher(self.max_new_tokens))
+        return self.matchers[0]
+
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        from gramwright.decode.batch import blocked_rows
+        from gramwright.engine import bitset
+
+        rows = int(input_ids.shape[0])
+        while len(self.matchers) < rows:
+            self.matchers.append(self.engine.matcher(self.max_new_tokens))
         generated = input_ids.shape[-1] - self.prompt_length
-        consumed = self.matcher.consumed
-        for token in input_ids[0, self.prompt_length + consumed :].tolist()[: generated - consumed]:
-            self.matcher.consume(int(token))
-        blocked = self.masks.blocked(self.matcher, scores.shape[-1], scores.device)
-        return scores.masked_fill(blocked.unsqueeze(0), MASK_VALUE)
+        words = np.empty((rows, bitset.num_words(self.engine.vocab.size)), dtype=np.int32)
+        for r, matcher in enumerate(self.matchers[:rows]):
+            consumed = matcher.consumed
+            if not matcher.stopped:
+                new = input_ids[r, self.prompt_length + consumed :].tolist()[: generated - consumed]
+                for token in new:
+                    matcher.consume(int(token))
+                    if matcher.stopped:
+                        break
+            words[r] = matcher.bitmask()
+        blocked = blocked_rows(words, int(scores.shape[-1]), scores.device)
+        return scores.masked_fill(blocked, MASK_VALUE)

@@ -26,7 +26,8 @@ from gramwright.recognizer import DEAD, CompiledGrammar, compile_grammar
 
 # Engine modules that decide no mask (the store's own format carries its own version number):
 # editing them must not make every tokenizer's store stale.
-# The closing zone (``budget.py``, ``shortest.py``) filters a mask per request and stores nothing.
+# The closing zone (``budget.py``, ``shortest.py``) filters a mask per request and stores nothing;
+# ``sections.py`` chains two engines' matchers; ``walks.py`` only draws from masks.
 _NOT_MASK_CODE = frozenset(
     {
         "budget.py",
@@ -34,8 +35,10 @@ _NOT_MASK_CODE = frozenset(
         "cache_info.py",
         "collector.py",
         "mask_store.py",
+        "sections.py",
         "shortest.py",
         "store_format.py",
+        "walks.py",
         "warm.py",
     }
 )
@@ -90,6 +93,26 @@ def ids_from_bitmask(bitmask: npt.NDArray[np.int32], vocab_size: int) -> IntArra
     return bitset.unpack(bitmask, vocab_size)
 
 
+# A forced run is cut here: a file-aware grammar forces at most a line at a time, so this is a
+# bound against a pathological grammar, not a limit anyone meets.
+FORCED_MAX = 4096
+
+
+def _forced_from(cg: CompiledGrammar, config: int) -> bytes:
+    out = bytearray()
+    while len(out) < FORCED_MAX and cg.config_frames[config] and not cg.config_accepting[config]:
+        allowed = cg.allowed_bytes(config)
+        if len(allowed) != 1:
+            break
+        (b,) = allowed
+        nxt = cg.step(config, b)
+        if nxt == DEAD:  # the byte ranges are a superset of the live bytes: then nothing is forced
+            break
+        out.append(b)
+        config = nxt
+    return bytes(out)
+
+
 class GrammarEngine:
     """A compiled grammar bound to a vocabulary: the masks it computes serve every request."""
 
@@ -104,6 +127,7 @@ class GrammarEngine:
         self.stopped_bitmask.setflags(write=False)
         self.from_cache = False
         self._closing: ClosingZone | None = None
+        self._forced: dict[int, bytes] = {}
         self.setup_ms = (time.perf_counter() - t0) * 1000.0
 
     @property
@@ -129,6 +153,16 @@ class GrammarEngine:
             bitset.add(with_eos, self.eos, self.vocab.size)
             with_eos.setflags(write=False)
             got = self._bitmasks[config] = with_eos.view(np.int32)
+        return got
+
+    def forced(self, config: int) -> bytes:
+        """The bytes the grammar forces from ``config``: one allowed byte at a time, up to the
+        first choice or accepting configuration (where EOS is a choice), at most
+        ``FORCED_MAX`` bytes. Cached per configuration, as masks are: every matcher of this
+        engine that reaches ``config`` reads it (the decode loop's fast-forward)."""
+        got = self._forced.get(config)
+        if got is None:
+            got = self._forced[config] = _forced_from(self.compiled, config)
         return got
 
     @property
@@ -340,18 +374,8 @@ class Matcher:
             self._config = config
 
     def forced_bytes(self) -> bytes:
-        """Bytes the grammar forces next (one allowed byte at a time, not yet accepting)."""
-        cg = self._cg
-        config = self._config
-        out = bytearray()
-        while not cg.config_accepting[config]:
-            allowed = cg.allowed_bytes(config)
-            if len(allowed) != 1:
-                break
-            (b,) = allowed
-            out.append(b)
-            config = cg.step(config, b)
-        return bytes(out)
+        """Bytes the grammar forces next (``GrammarEngine.forced``; nothing once stopped)."""
+        return b"" if self._stopped else self.engine.forced(self._config)
 
     def fast_forward(self) -> list[int]:
         """Consume tokens while exactly one token is allowed; returns them (no model call needed)."""

@@ -8,9 +8,12 @@ mask, and every walk that ends (EOS, or nothing more allowed) must end in an acc
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass
 
-from gramwright.engine.matcher import GrammarEngine
+from gramwright.engine.bitset import IntArray
+from gramwright.engine.matcher import GrammarEngine, Matcher
+from gramwright.engine.sections import SectionedMatcher
 
 
 @dataclass
@@ -32,3 +35,29 @@ def random_walk(engine: GrammarEngine, rng: random.Random, budget: int) -> Walk:
         if token in eos or matcher.is_terminated():
             return Walk(matcher.output, n, True, matcher.is_accepting())
     return Walk(matcher.output, budget, False, matcher.is_accepting())
+
+
+# each configuration's allowed ids, per engine: the engine unpacks its bitset on every call
+_IDS: weakref.WeakKeyDictionary[GrammarEngine, dict[int, IntArray]] = weakref.WeakKeyDictionary()
+
+# uniform redraws before the budget-narrowed mask is built: rejection keeps the draw uniform
+# over the narrowed mask, and costs one token walk instead of a walk of every allowed token
+REDRAWS = 8
+
+
+def uniform_token(matcher: Matcher, rng: random.Random) -> int:
+    """A token drawn uniformly from the matcher's (budget-narrowed) mask."""
+    if isinstance(matcher, SectionedMatcher):
+        matcher = matcher.part()
+    engine = matcher.engine
+    cache = _IDS.setdefault(engine, {})
+    ids = cache.get(matcher.config)
+    if ids is None:
+        ids = cache[matcher.config] = engine.allowed_ids(matcher.config)
+    if ids.size:
+        for _ in range(REDRAWS):
+            token = int(ids[rng.randrange(ids.size)])
+            if matcher.fits(token) and (token not in engine.vocab.eos_ids or matcher.is_accepting()):
+                return token
+    narrowed = matcher.allowed_token_ids()
+    return int(narrowed[rng.randrange(narrowed.size)])

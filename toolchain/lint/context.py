@@ -41,6 +41,8 @@ class LintOptions:
     compile: bool = True
     compile_timeout_s: float = 10.0
     ignore: tuple[str, ...] = ()
+    # the text x-grounded members copy from, when one is known (``grounded/empty-source``)
+    source_text: str | None = None
 
 
 class LintContext:

@@ -64,6 +64,7 @@ class LoadedModel:
     device: str
     load_s: float
     from_cache: bool  # weights and tokenizer came from gramwright's GGUF conversion cache
+    threads: str = ""  # torch's CPU thread policy in force (``models/threads``), described
 
 
 @dataclass(frozen=True)
@@ -318,6 +319,28 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str | None) -> str:
+    """``auto`` (or None): CUDA when torch sees a GPU, else the CPU; ``cpu``; ``cuda`` (or
+    ``cuda:N``), refused with a hint when torch sees no GPU (not a silent CPU run)."""
+    if device is None or device == "auto":
+        return default_device()
+    if device == "cpu":
+        return device
+    if device == "cuda" or device.startswith("cuda:"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ModelError(
+                f"--device {device}: torch sees no CUDA GPU here",
+                hint="use --device auto (the GPU when present) or --device cpu",
+            )
+        return device
+    raise ModelError(f"unknown device {device!r}", hint="use auto, cpu or cuda (cuda:N)")
+
+
 def _load_gguf_model(gguf: Path, progress: Progress | None) -> tuple[Any, bool]:
     from transformers import AutoModelForCausalLM
 
@@ -345,12 +368,18 @@ def load_model(
     model: str | None = None,
     device: str | None = None,
     progress: Progress | None = None,
+    threads: int | None = None,
 ) -> LoadedModel:
-    """Load weights and tokenizer for generation (``None`` = the embedded SmolLM2-135M-Instruct)."""
+    """Load weights and tokenizer for generation (``None`` = the embedded SmolLM2-135M-Instruct).
+    ``device``: auto (default), cpu, cuda (``resolve_device``); ``threads``: torch's CPU
+    intra-op threads, else ``OMP_NUM_THREADS``, else one core left free (``models/threads``)."""
+    from gramwright.models.threads import apply_threads
+
     started = time.perf_counter()
     _say(progress, "locating model")
     source = _resolve(model)
-    device = device or default_device()
+    device = resolve_device(device)
+    policy = apply_threads(threads)
     if source.kind == "gguf":
         weights, weights_cached = _load_gguf_model(source.path, progress)
         tokenizer, tokenizer_cached = _gguf_tokenizer(source.path, progress)
@@ -377,6 +406,7 @@ def load_model(
         device=device,
         load_s=time.perf_counter() - started,
         from_cache=from_cache,
+        threads=policy.describe(),
     )
 
 

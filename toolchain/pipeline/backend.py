@@ -23,6 +23,7 @@ from gramwright.errors import PipelineError
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
     from gramwright.generation import Generator, SamplingOptions
+    from gramwright.llamacpp_generation import LlamaCppGenerator
     from gramwright.sources import CompiledSource
 
 __all__ = ["AttemptOutput", "AttemptRequest", "Backend", "GeneratorBackend", "ScriptedBackend"]
@@ -50,6 +51,9 @@ class AttemptOutput:
     metrics: dict[str, Any] = field(default_factory=dict)
     closed_by_budget: bool = False  # the masks closed the output as the token limit neared
     cut: list[str] = field(default_factory=list)  # JSON Pointers of the values that close cut short
+    # a backend that checks its output against the grammar it asked for (a serving engine) says
+    # here where the text left it: the attempt then fails with a ``grammar`` error
+    grammar_error: str = ""
 
 
 class Backend(Protocol):
@@ -61,11 +65,12 @@ class _Deadline(Exception):
 
 
 class GeneratorBackend:
-    """The embedded (or given) model under the source's grammar."""
+    """The embedded (or given) model under the source's grammar: transformers (:class:`Generator`)
+    or llama.cpp in-process (:class:`LlamaCppGenerator`), both under gramwright's masks."""
 
     def __init__(
         self,
-        generator: Generator | None = None,
+        generator: Generator | LlamaCppGenerator | None = None,
         model: str | None = None,
         *,
         schema_prompt: SchemaRendering = "compact",

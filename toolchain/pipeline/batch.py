@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,14 @@ __all__ = [
 class BatchInput:
     id: str
     prompt: str
+    # the text x-grounded values are copied from: a row's ``source``, else its ``text``
+    source: str | None = None
 
 
 def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
-    """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique."""
+    """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique.
+    The source of grounded values is the row's ``source`` (a string) when it has one, else its
+    ``text`` (the prompt still shows the text; only grounded values are held to it)."""
     rows: list[BatchInput] = []
     seen: set[str] = set()
     try:
@@ -63,7 +68,12 @@ def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
             )
         seen.add(rid)
         prompt = str(row["prompt"]) if "prompt" in row else _fill(template, str(row["text"]), where)
-        rows.append(BatchInput(rid, prompt))
+        source = row.get("source", row.get("text"))
+        if source is not None and not isinstance(source, str):
+            raise PipelineError(
+                "a row's source is a string (the text grounded values come from)", where=where
+            )
+        rows.append(BatchInput(rid, prompt, source))
     return rows
 
 
@@ -136,28 +146,75 @@ def run_batch(
     *,
     metrics: Path | None = None,
     on_row: Callable[[BatchInput, dict[str, Any]], None] | None = None,
+    concurrency: int = 1,
 ) -> list[dict[str, Any]]:
-    """Run every input whose id is not in ``output`` yet; returns all output rows (old and new)."""
+    """Run every input whose id is not in ``output`` yet; returns all output rows (old and new).
+    ``concurrency`` > 1 runs that many rows at once (``solve`` must be thread-safe); the output
+    file is then in the order rows finish, each id once."""
     done = read_done(output)
     by_id = {str(r.get("id")): r for r in done}
     if metrics is not None:
         _sync_metrics(metrics, done)
     out = JsonlAppender(output)
     side = JsonlAppender(metrics) if metrics is not None else None
+
+    def write(item: BatchInput, result: StructuredResult) -> None:
+        row = output_row(item.id, result)
+        out.append(as_floats(row))
+        if side is not None:
+            side.append(metrics_row(row))
+        by_id[item.id] = row
+        if on_row is not None:
+            on_row(item, row)
+
     try:
-        for item in _todo(inputs, by_id):
-            row = output_row(item.id, solve(item))
-            out.append(as_floats(row))
-            if side is not None:
-                side.append(metrics_row(row))
-            by_id[item.id] = row
-            if on_row is not None:
-                on_row(item, row)
+        todo = list(_todo(inputs, by_id))
+        if concurrency <= 1:
+            for item in todo:
+                write(item, solve(item))
+        else:
+            _run_concurrently(todo, solve, write, concurrency)
     finally:
         out.close()
         if side is not None:
             side.close()
     return [by_id[i.id] for i in inputs if i.id in by_id]
+
+
+def _run_concurrently(
+    todo: list[BatchInput],
+    solve: Callable[[BatchInput], StructuredResult],
+    write: Callable[[BatchInput, StructuredResult], None],
+    concurrency: int,
+) -> None:
+    """At most ``concurrency`` rows in flight; a new one starts only when one has finished (the
+    backpressure: an input of a million rows holds N futures, not a million). Rows are written by
+    this thread alone, as they finish. The first error stops new starts; the rows already in
+    flight finish and are written, then the error is raised — so a rerun redoes exactly the rows
+    that have no output line, none twice."""
+    pending: dict[Future[StructuredResult], BatchInput] = {}
+    queue = iter(todo)
+    failure: BaseException | None = None
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="extract") as pool:
+        while True:
+            while failure is None and len(pending) < concurrency:
+                item = next(queue, None)
+                if item is None:
+                    break
+                pending[pool.submit(solve, item)] = item
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                item = pending.pop(future)
+                try:
+                    result = future.result()
+                except BaseException as exc:  # noqa: BLE001 - re-raised once the others are written
+                    failure = failure or exc
+                    continue
+                write(item, result)
+    if failure is not None:
+        raise failure
 
 
 def _todo(inputs: list[BatchInput], done: dict[str, Any]) -> Iterator[BatchInput]:

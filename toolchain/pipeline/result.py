@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gramwright.validate import as_floats
+
+if TYPE_CHECKING:
+    from gramwright.schema.grounding import GroundedValue
 
 __all__ = ["Attempt", "Dropped", "ResultError", "Status", "StructuredResult", "confidence"]
 
@@ -108,6 +111,8 @@ class StructuredResult:
     reading: dict[str, Any] = field(default_factory=dict)  # extraction/repair log of outside text
     metrics: dict[str, Any] = field(default_factory=dict)
     source_attempt: int | None = None  # the attempt the value (or the best failure) came from
+    # x-grounded values of ``value`` with their span in the source (a source was given)
+    grounded: list[GroundedValue] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -150,6 +155,7 @@ class StructuredResult:
             "seconds": round(self.seconds, 4),
             "attempts": attempts,
             "metrics": self.metrics,
+            **({"grounded": [g.to_dict() for g in self.grounded]} if self.grounded else {}),
         }
 
 

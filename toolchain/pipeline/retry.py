@@ -62,12 +62,22 @@ def run(
     rules: RulesArg = None,
     backend: Backend | None = None,
     sampling: SamplingOptions | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
+    source_text: str | None = None,
+    server: str | None = None,
     **overrides: Any,
 ) -> StructuredResult:
     """Run the three layers for ``prompt`` under ``source`` (a JSON Schema path or compiled source).
 
     ``policy`` defaults to the schema's ``x-runtime`` block; ``overrides`` replace policy fields
-    (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests)."""
+    (``max_attempts=1``, ``partial_ok=False``, …). ``backend`` replaces the model (tests, or a
+    :class:`gramwright.serving.ServerBackend` kept between calls); ``server`` is a serving
+    engine's URL (vLLM, SGLang, llama.cpp: the dialect is asked from the server).
+    ``on_attempt`` sees each attempt as soon as it is judged (its errors, and the feedback its
+    prompt carried); an exception it raises stops the run there and propagates (a cancel).
+    ``source_text``: the text the schema's ``x-grounded`` members copy their values from (built
+    once per text and cached: retries rebuild nothing); the result lists each grounded value's
+    span in it."""
     compiled = source if isinstance(source, CompiledSource) else load_source(source)
     if not compiled.is_schema:
         raise PipelineError(
@@ -78,6 +88,12 @@ def run(
     policy = (policy or Policy.from_schema(compiled.schema)).with_overrides(**overrides)
     # closed objects while generating, unless the policy (x-runtime, the caller) keeps them open
     compiled = compiled.for_generation(policy.open_objects)
+    if source_text is not None:
+        compiled = compiled.with_source(source_text)
+    if backend is None and server is not None:
+        from gramwright.serving.backend import ServerBackend
+
+        backend = ServerBackend(server)
     if backend is None:
         backend = (
             GeneratorBackend(model=model)
@@ -88,9 +104,15 @@ def run(
     if check is not None and policy.decode_mode == "constrained":
         # a first-attempt limit below the shortest output: refused before the model loads
         check(compiled, min(policy.max_tokens, policy.token_budget))
-    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling)
+    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling, on_attempt)
     result = loop.run(prompt)
     result.metrics.update(loop.prompt_facts)
+    if compiled.source_text is not None:
+        from gramwright.schema.grounding import grounded_values
+
+        result.metrics["ground_ms"] = round(compiled.ground_ms, 2)
+        if result.value is not None:
+            result.grounded = grounded_values(result.value, compiled.schema, compiled.source_text)
     return result
 
 
@@ -102,8 +124,10 @@ class _Loop:
         rules: RuleSet,
         backend: Backend,
         sampling: SamplingOptions | None,
+        on_attempt: Callable[[Attempt], None] | None = None,
     ) -> None:
         self.source = source
+        self.on_attempt = on_attempt
         self.policy = policy
         self.rules = rules
         self.backend = backend
@@ -150,7 +174,11 @@ class _Loop:
                 rules=self.rules,
                 made_with_mask=constrain,
             )
+            if out.grammar_error:  # a server that did not enforce the grammar: never ok
+                judged.errors.insert(0, ResultError("", "grammar", out.grammar_error))
             self._record(index, out, request, judged, feedback)
+            if self.on_attempt is not None:
+                self.on_attempt(self.attempts[-1])
             if judged.ok:
                 return succeed(judged, self.attempts, self.rules, layer=1 if index == 0 else 2, policy=policy)
             if best is None or judged.rank() > best.rank():
@@ -230,9 +258,15 @@ class _Loop:
     ) -> None:
         self.tokens += out.output_tokens
         self.seconds += out.seconds
-        for key in ("schema_in_prompt", "prompt_note", "closed_objects"):
+        for key in ("schema_in_prompt", "prompt_note", "closed_objects", "server"):
             if key in out.metrics:
                 self.prompt_facts[key] = out.metrics[key]
+        if "server_grammar_check" in out.metrics:  # one verdict per attempt, in order
+            self.prompt_facts.setdefault("server_grammar_checks", []).append(
+                out.metrics["server_grammar_check"]
+            )
+            for key in ("server_retries", "server_wait_s"):
+                self.prompt_facts[key] = self.prompt_facts.get(key, 0) + out.metrics.get(key, 0)
         mass = out.metrics.get("clipped_mass_avg")
         self.attempts.append(
             Attempt(

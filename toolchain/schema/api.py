@@ -13,6 +13,7 @@ from gramwright.schema.compiler.core import Compiler, real_pointer
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.depth import BEYOND_RECURSION, MAX_SCHEMA_DEPTH, check_schema_depth, schema_depth
 from gramwright.schema.errors import SchemaTooDeep
+from gramwright.schema.grounding import GroundSpec
 from gramwright.schema.report import CompileReport
 from gramwright.schema.resolve import SchemaRegistry
 
@@ -30,6 +31,8 @@ class CompiledSchema:
     member_orders: list[tuple[str, ...]] = field(default_factory=list, repr=False)
     # ``close_objects``: the object subschemas that took no undeclared members (JSON Pointers)
     closed_objects: list[str] = field(default_factory=list)
+    # ``x-grounded`` members: placeholder rules a source replaces at generation (``schema.grounding``)
+    grounded: list[GroundSpec] = field(default_factory=list)
 
     def pointer_of(self, rules: list[str]) -> str | None:
         """The schema pointer of the innermost rule in ``rules`` that stands for a subschema."""
@@ -81,7 +84,14 @@ def compile_schema(
     orders = list(dict.fromkeys(compiler.member_orders))
     closed = list(dict.fromkeys(real_pointer(p) for p in compiler.closed_objects))
     return CompiledSchema(
-        grammar, compiler.report, ms, dict(compiler.rule_pointers), registry, orders, closed
+        grammar,
+        compiler.report,
+        ms,
+        dict(compiler.rule_pointers),
+        registry,
+        orders,
+        closed,
+        [g for g in compiler.grounded if g.rule in grammar.rules],
     )
 
 

@@ -1,22 +1,29 @@
-"""The gramwright TUI: edit a schema, lint it as you type, see its grammar, check documents, sample.
+"""The gramwright TUI: edit a schema, lint it as you type, see its grammar, check documents, sample;
+review a patch edit by edit and apply it.
 
 A thin layer: every result comes from the toolchain's core through :class:`SchemaSession` and
 :class:`Sampler`. Long work runs in cancellable thread workers; their results and their errors are
 handled in one place, :meth:`GramwrightApp.on_worker_state_changed`.
+
+The schema workbench is the app's default screen; the other screens (patch review) are installed
+once and pushed over it, so each keeps its state while another is shown (``f9`` and the palette
+move between them). Errors from every screen go to one log (``f2``).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
@@ -49,9 +56,14 @@ from gramwright.tui.styles import CSS
 from gramwright.tui.widgets.check import CheckPanel
 from gramwright.tui.widgets.diagnostics import DiagnosticsPanel
 from gramwright.tui.widgets.editor import SchemaEditor
-from gramwright.tui.widgets.errors import ErrorBar, record
+from gramwright.tui.widgets.errors import ErrorBar, ErrorRecord, record
 from gramwright.tui.widgets.grammar import GrammarPanel
 from gramwright.tui.widgets.sample import SamplePanel
+
+if TYPE_CHECKING:
+    from gramwright.editors.generate.edit import EditResult
+    from gramwright.editors.patch.review import Review
+    from gramwright.pipeline import Backend
 
 LINT_DELAY_S = 0.3  # lint and compile this long after the last keystroke
 
@@ -82,6 +94,25 @@ class _Sampled:
 
 # every widget the worker-result handler may touch
 _PANELS = ("editor", "diagnostics", "grammar", "check", "sample", "error-bar")
+# the schema workbench's actions: off while another screen is shown (its keys are its own)
+_SCHEMA_ACTIONS = {
+    "save",
+    "next_profile",
+    "compile",
+    "check",
+    "sample",
+    "cancel",
+    "load_document",
+    "export_gbnf",
+}
+SCREENS = ("schema", "pipeline", "batch", "edit", "review")
+SCREEN_TITLES = {
+    "schema": "Schema workbench",
+    "pipeline": "Pipeline view",
+    "batch": "Batch view",
+    "edit": "Edit (generate a patch)",
+    "review": "Patch review",
+}
 
 
 class GramwrightApp(App[None]):
@@ -101,6 +132,7 @@ class GramwrightApp(App[None]):
         Binding("escape", "cancel", "Cancel", priority=True),
         Binding("ctrl+o", "load_document", "Load doc", show=False, priority=True),
         Binding("ctrl+g", "export_gbnf", "Export GBNF", show=False, priority=True),
+        Binding("f9", "next_screen", "Next screen", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -111,9 +143,22 @@ class GramwrightApp(App[None]):
         model: str | None = None,
         profile: str = DEFAULT_PROFILE,
         max_tokens: int = 256,
+        patch: Path | None = None,
+        sources: Sequence[Path] = (),
+        root: Path | None = None,
+        fuzzy: bool = False,
+        start: str = "schema",
+        pipeline_backend: Backend | None = None,
     ) -> None:
         super().__init__()
         self.session, self._initial_text = SchemaSession.open(schema, profile)
+        self.root = (root or Path.cwd()).resolve()
+        self.patch = patch
+        self.sources = tuple(sources)
+        self.model = model
+        self.fuzzy = fuzzy
+        self.pipeline_backend = pipeline_backend  # None: the model; a ScriptedBackend in tests
+        self.start = "review" if patch is not None else "edit" if sources else start
         self.sampler = Sampler(model)
         self._sample_lock = threading.Lock()  # one generation at a time, even after a cancel
         self.max_tokens = max_tokens
@@ -141,28 +186,111 @@ class GramwrightApp(App[None]):
         yield Footer()
 
     @property
+    def schema_screen(self) -> Screen[Any]:
+        """The default screen: the schema workbench, under whichever screen is shown."""
+        return self.screen_stack[0]
+
+    @property
     def editor(self) -> SchemaEditor:
-        return self.query_one("#editor", SchemaEditor)
+        return self.schema_screen.query_one("#editor", SchemaEditor)
 
     @property
     def diagnostics(self) -> DiagnosticsPanel:
-        return self.query_one("#diagnostics", DiagnosticsPanel)
+        return self.schema_screen.query_one("#diagnostics", DiagnosticsPanel)
 
     @property
     def grammar_panel(self) -> GrammarPanel:
-        return self.query_one("#grammar", GrammarPanel)
+        return self.schema_screen.query_one("#grammar", GrammarPanel)
 
     @property
     def check_panel(self) -> CheckPanel:
-        return self.query_one("#check", CheckPanel)
+        return self.schema_screen.query_one("#check", CheckPanel)
 
     @property
     def sample_panel(self) -> SamplePanel:
-        return self.query_one("#sample", SamplePanel)
+        return self.schema_screen.query_one("#sample", SamplePanel)
 
     @property
     def error_bar(self) -> ErrorBar:
-        return self.query_one("#error-bar", ErrorBar)
+        """The schema workbench's error line: it also keeps the log of every screen's errors (f2)."""
+        return self.schema_screen.query_one("#error-bar", ErrorBar)
+
+    def report_error(self, source: str, exc: BaseException) -> ErrorRecord:
+        """The one error place: logged for f2, shown on the error line of the screen in view."""
+        rec = record(source, exc)
+        self.error_bar.add(rec)
+        for screen in self.screen_stack[1:]:
+            for bar in screen.query("#screen-errors").results(ErrorBar):
+                bar.records = self.error_bar.records[:-1]
+                bar.add(rec)
+        return rec
+
+    # -- screens --------------------------------------------------------------------------------------
+
+    def workspace(self, name: str) -> Screen[Any]:
+        """The screen ``name`` (``schema``, ``review``), created and installed the first time."""
+        if name == "schema":
+            return self.schema_screen
+        if not self.is_screen_installed(name):
+            from gramwright.tui.batch_screen import BatchScreen
+            from gramwright.tui.edit_screen import EditScreen
+            from gramwright.tui.pipeline_screen import PipelineScreen
+            from gramwright.tui.review_screen import ReviewScreen
+
+            screen: Screen[Any]
+            if name == "review":
+                screen = ReviewScreen(self.root, self.patch, fuzzy=self.fuzzy)
+            elif name == "edit":
+                screen = EditScreen(self.root, self.sources, model=self.model)
+            elif name == "batch":
+                screen = BatchScreen(self.pipeline_backend)
+            else:
+                screen = PipelineScreen(self.pipeline_backend)
+            self.install_screen(screen, name)
+        return self.get_screen(name)
+
+    def open_generated(self, review: Review, instruction: str) -> None:
+        """A patch the edit screen generated: into the review, with regenerate wired to the edit screen."""
+        from gramwright.tui.edit_screen import EditScreen
+        from gramwright.tui.review_screen import ReviewScreen
+
+        screen = self.workspace("review")
+        editor = self.workspace("edit")
+        assert isinstance(screen, ReviewScreen) and isinstance(editor, EditScreen)
+        screen.on_regenerate = editor.regenerate
+        screen.show_review(review, f"generated · {instruction}")
+        self.show_workspace("review")
+
+    def regenerated(self, index: int, result: EditResult) -> None:
+        """A regenerated edit, from the edit screen, for the review (which stays in front)."""
+        from gramwright.tui.review_screen import ReviewScreen
+
+        screen = self.workspace("review")
+        assert isinstance(screen, ReviewScreen)
+        screen.take_regenerated(index, result)
+
+    def show_workspace(self, name: str) -> Screen[Any]:
+        """Bring screen ``name`` to the front (over the schema workbench, which stays underneath)."""
+        screen = self.workspace(name)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        if name != "schema":
+            self.push_screen(screen)
+        self.refresh_bindings()
+        return screen
+
+    @property
+    def current_workspace(self) -> str:
+        top = self.screen
+        for name in SCREENS[1:]:
+            if self.is_screen_installed(name) and self.get_screen(name) is top:
+                return name
+        return "schema"
+
+    def action_next_screen(self) -> None:
+        names = list(SCREENS)
+        here = self.current_workspace
+        self.show_workspace(names[(names.index(here) + 1) % len(names)])
 
     def on_mount(self) -> None:
         self.diagnostics.border_title = "Diagnostics"
@@ -174,6 +302,8 @@ class GramwrightApp(App[None]):
             # a new file starts from a template, selected: the first key typed replaces it
             self.editor.select_all()
         self.analyse()
+        if self.start != "schema":
+            self.show_workspace(self.start)
 
     def _show_file_state(self) -> None:
         dirty = self.session.is_dirty(self.editor.text)
@@ -193,7 +323,7 @@ class GramwrightApp(App[None]):
 
     def analyse(self) -> None:
         """Parse the buffer; lint and compile it when it is JSON, else show where the parse stopped."""
-        if not self.query("#editor"):
+        if not self.screen_stack or not self.schema_screen.query("#editor"):
             return  # the debounce timer fired while the app was closing: its screen is gone
         text = self.editor.text
         if not self.session.is_schema:
@@ -238,7 +368,7 @@ class GramwrightApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker: Worker[Any] = event.worker
         group = worker.group
-        if not all(self.query(f"#{name}") for name in _PANELS):
+        if not self.screen_stack or not all(self.schema_screen.query(f"#{name}") for name in _PANELS):
             # The app is closing and its widgets are going (a worker finished or failed during
             # shutdown): the result has nowhere to go, and querying the panels would raise.
             return
@@ -375,6 +505,8 @@ class GramwrightApp(App[None]):
         # dialog's own keys (escape, f1, f2, …) work and no second dialog opens on top.
         if self.screen.is_modal:
             return False
+        if action in _SCHEMA_ACTIONS and self.screen is not self.schema_screen:
+            return False
         if action == "cancel":
             return self.sample_running
         return True
@@ -399,6 +531,12 @@ class GramwrightApp(App[None]):
             self.set_profile(event.profile)
 
     # -- navigation -----------------------------------------------------------------------------------
+
+    def goto_schema(self, pointer: str) -> None:
+        """Show the schema workbench with the editor's cursor at ``pointer`` (a schema location)."""
+        self.show_workspace("schema")
+        self.editor.focus()
+        self._goto_pointer(GotoPointer(pointer))
 
     @on(GotoPointer)
     def _goto_pointer(self, event: GotoPointer) -> None:
@@ -461,7 +599,9 @@ class GramwrightApp(App[None]):
         self.notify(f"wrote {written}")
 
     async def action_quit(self) -> None:
-        if not self.session.is_dirty(self.editor.text):
+        text = self.editor.text
+        untouched = self.session.path is None and text == self._initial_text  # the unsaved template
+        if untouched or not self.session.is_dirty(text):
             self.exit()
             return
 
@@ -474,7 +614,7 @@ class GramwrightApp(App[None]):
     # -- help and errors ------------------------------------------------------------------------------
 
     def focused_topic(self) -> str:
-        node: Widget | None = self.focused
+        node: Widget | None = self.focused or self.screen
         while node is not None:
             name = getattr(node, "HELP_TOPIC", None)
             if isinstance(name, str):

@@ -23,8 +23,110 @@ class PaletteCommand:
     discover: bool = True
 
 
+def screen_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    """Every other screen, by name."""
+    from gramwright.tui.app import SCREEN_TITLES, SCREENS
+
+    here = app.current_workspace
+    return [
+        PaletteCommand(
+            f"screen: {SCREEN_TITLES[name]}",
+            partial(app.show_workspace, name),
+            f"Show the {SCREEN_TITLES[name].lower()} (f9 cycles the screens)",
+        )
+        for name in SCREENS
+        if name != here
+    ]
+
+
+def review_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.review_screen import ReviewScreen
+
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    out = [PaletteCommand("review: Open patch…", screen.action_open_patch, "Load a patch file (any format)")]
+    if screen.review is not None:
+        out += [
+            PaletteCommand("review: Accept edit", screen.action_accept, "Accept the selected edit (a)"),
+            PaletteCommand("review: Reject edit", screen.action_reject, "Reject the selected edit (x)"),
+            PaletteCommand(
+                "review: Edit new text", screen.action_edit_text, "Change the edit's new text (e)"
+            ),
+            PaletteCommand(
+                "review: Apply accepted edits", screen.action_apply, "Write them, after a confirmation (w)"
+            ),
+            PaletteCommand(
+                "review: Export accepted edits…", screen.action_export, "Save them as a unified diff (s)"
+            ),
+            PaletteCommand(
+                "review: Re-check", screen.action_recheck, "Re-read the files and check again (r)"
+            ),
+        ]
+    if screen.last_entry is not None:
+        out.append(PaletteCommand("review: Undo last apply", screen.action_undo, "Restore the files (u)"))
+    if screen.review is not None and screen.on_regenerate is not None:
+        out.append(
+            PaletteCommand(
+                "review: Regenerate edit", screen.action_regenerate, "Same instruction, that file (g)"
+            )
+        )
+    return out
+
+
+def edit_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.edit_screen import EditScreen
+
+    screen = app.screen
+    assert isinstance(screen, EditScreen)
+    if screen.running:
+        return [PaletteCommand("edit: Cancel", screen.action_cancel, "Stop the running generation (escape)")]
+    return [
+        PaletteCommand(
+            "edit: Generate", screen.action_generate, "The model writes a patch for the picked files"
+        ),
+        PaletteCommand("edit: Unpick all files", screen.action_clear_files, "Start the file choice again"),
+    ]
+
+
+def pipeline_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.pipeline_screen import PipelineScreen
+
+    screen = app.screen
+    assert isinstance(screen, PipelineScreen)
+    if screen.running:
+        return [PaletteCommand("pipeline: Cancel", screen.action_cancel, "Stop after the current attempt")]
+    return [PaletteCommand("pipeline: Run", screen.action_run, "The workbench's schema on the prompt (f8)")]
+
+
+def batch_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    from gramwright.tui.batch_screen import BatchScreen
+
+    screen = app.screen
+    assert isinstance(screen, BatchScreen)
+    if screen.running:
+        return [PaletteCommand("batch: Cancel", screen.action_cancel, "Stop after the row in progress")]
+    return [PaletteCommand("batch: Run / resume", screen.action_run, "Every row not yet in the output (f8)")]
+
+
 def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
-    """What the palette offers, given the app's state (unsaved edits, grammar, running work, …)."""
+    """What the palette offers, given the screen and its state (unsaved edits, grammar, work, …)."""
+    common = [PaletteCommand("app: Help", app.action_help, "Help for the focused panel")]
+    if app.error_bar.records:
+        common.insert(
+            0, PaletteCommand("app: Show errors", app.action_show_errors, "Every error of this session")
+        )
+    if app.current_workspace == "review":
+        return review_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "edit":
+        return edit_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "pipeline":
+        return pipeline_commands(app) + screen_commands(app) + common
+    if app.current_workspace == "batch":
+        return batch_commands(app) + screen_commands(app) + common
+    return schema_commands(app) + screen_commands(app) + common
+
+
+def schema_commands(app: GramwrightApp) -> list[PaletteCommand]:
     out: list[PaletteCommand] = []
     if app.session.is_dirty(app.editor.text):
         out.append(PaletteCommand("file: Save", app.action_save, f"Save {app.session.name} (atomic write)"))
@@ -75,9 +177,6 @@ def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
         out.append(
             PaletteCommand("sample: Generate", app.action_sample, "Generate from the prompt in Sample")
         )
-    if app.error_bar.records:
-        out.append(PaletteCommand("app: Show errors", app.action_show_errors, "Every error of this session"))
-    out.append(PaletteCommand("app: Help", app.action_help, "Help for the focused panel"))
     return out
 
 

@@ -28,7 +28,8 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-body") as body:
             body.border_title = f"Help · {self.topic.title}"
-            yield Markdown(f"# {self.topic.title}\n\n{self.topic.markdown}\n\n## Keys\n\n{GLOBAL_KEYS}")
+            keys = self.topic.keys or GLOBAL_KEYS
+            yield Markdown(f"# {self.topic.title}\n\n{self.topic.markdown}\n\n## Keys\n\n{keys}")
             yield Label(Text("escape closes", style="dim"))
 
 
@@ -91,6 +92,36 @@ class ConfirmSaveScreen(ModalScreen[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         self.action_choose(event.button.id == "save")
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Ask before writing files: the question names every file; ``y`` goes ahead, escape does not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "choose(True)", "Yes"),
+        Binding("escape,n", "choose(False)", "Cancel"),
+    ]
+
+    def __init__(self, title: str, question: str, yes_label: str = "Yes (y)") -> None:
+        super().__init__()
+        self.title_text = title
+        self.question = question
+        self.yes_label = yes_label
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-body") as body:
+            body.border_title = self.title_text
+            yield Static(self.question, id="confirm-question")
+            with Horizontal(id="confirm-buttons"):
+                yield Button(self.yes_label, id="yes", variant="warning")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def action_choose(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id == "yes")
 
 
 class PathPrompt(ModalScreen[str | None]):

@@ -48,10 +48,53 @@ Screen { layout: vertical; }
 #sample-result { height: auto; padding: 0 1; }
 #sample-legend { height: 1; padding: 0 1; }
 
-#error-bar { height: 1; padding: 0 1; background: $panel; }
-#error-bar.-error { background: $error 20%; }
+#error-bar, #screen-errors { height: 1; padding: 0 1; background: $panel; }
+#error-bar.-error, #screen-errors.-error { background: $error 20%; }
 
-HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, PathPrompt, ErrorsScreen { align: center middle; }
+#review-main { height: 1fr; }
+#review-tree { width: 2fr; min-width: 30; max-width: 60; border: round $secondary 50%; }
+#review-tree:focus { border: round $secondary; }
+#review-right { width: 3fr; }
+#review-scroll { height: 1fr; border: round $primary 50%; }
+#review-detail { padding: 0 1; }
+#review-new { height: 12; border: round $accent; }
+#edit-main { height: 1fr; }
+#edit-tree { width: 1fr; min-width: 20; max-width: 50; border: round $secondary 50%; }
+#edit-tree:focus { border: round $secondary; }
+#edit-right { width: 3fr; }
+#edit-options { height: 3; }
+#edit-format { width: 22; }
+#edit-model { width: 1fr; }
+#edit-max-tokens { width: 9; }
+#edit-max-lines { width: 15; }
+#edit-progress-bar { height: 1; }
+#edit-status { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+#edit-progress { width: 24; }
+#edit-stream { height: 1fr; border: round $primary 50%; }
+#edit-output { padding: 0 1; }
+#edit-result { height: auto; padding: 0 1; }
+#edit-legend { height: 1; padding: 0 1; }
+#pipe-prompt { height: 3; }
+#pipe-main { height: 1fr; }
+#pipe-attempts { width: 1fr; height: 1fr; max-height: 100%; border: round $secondary 50%; }
+#pipe-attempts:focus { border: round $secondary; }
+#pipe-right { width: 1fr; }
+#pipe-scroll { height: 1fr; border: round $primary 50%; }
+#pipe-detail { padding: 0 1; }
+#pipe-result { height: auto; max-height: 8; padding: 0 1; border-top: solid $secondary 50%; }
+#batch-paths { height: 3; }
+#batch-input, #batch-output { width: 1fr; }
+#batch-progress-bar { height: 1; }
+#batch-status { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+#batch-progress { width: 40; }
+#batch-scroll { height: 1fr; border: round $primary 50%; }
+#batch-summary { padding: 0 1; }
+#batch-last { height: 1; padding: 0 1; }
+#review-summary { height: 1; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
+
+HelpScreen, ConfirmQuitScreen, ConfirmSaveScreen, ConfirmScreen, PathPrompt, ErrorsScreen {
+    align: center middle;
+}
 #help-body, #errors-body {
     width: 80%; height: 80%; padding: 0 2;
     border: round $primary; background: $surface;

@@ -10,11 +10,20 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gramwright.generation import Generation
     from gramwright.models.loader import LoadedModel
+    from gramwright.sources import CompiledSource
 
 
 def model_line(lm: LoadedModel) -> str:
     """Which model runs where, and how long it took to load."""
     return f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
+
+
+def grounding_line(source: CompiledSource, path: str | None) -> str:
+    """Which members are grounded, in what text, and what building its grammar took."""
+    where = "the prompt" if path is None else ("stdin" if path == "-" else path)
+    members = ", ".join(g.pointer or "/" for g in source.grounded)
+    chars = len(source.source_text or "")
+    return f"grounded in {where} ({chars} characters, {source.ground_ms:.0f} ms): {members}"
 
 
 def show_token(step: Any) -> None:
@@ -46,6 +55,9 @@ def stderr_lines(result: Generation, max_tokens: int) -> list[str]:
             f"truncated: the output hit --max-tokens {max_tokens} before the grammar's end "
             "(raise --max-tokens; a truncated output is never parsed as complete)"
         )
+    for g in result.grounded:
+        at = f"characters {g.start}-{g.end} of the source" if g.found else "NOT in the source"
+        lines.append(f"grounded {g.pointer or '/'}: {g.value!r} at {at}")
     v = result.validation
     if v is not None and not v.truncated:
         verdict = "valid" if v.valid else f"INVALID: {'; '.join(v.errors[:3])}"

@@ -23,6 +23,7 @@ def report_lines(loaded: CompiledSource) -> list[str]:
         f"closed: {pointer or '/'} takes no undeclared members while generating"
         for pointer in loaded.closed_objects
     ]
+    lines += [spec.describe() + " (given one at generation)" for spec in loaded.grounded]
     return lines
 
 
@@ -37,6 +38,8 @@ def compile_data(loaded: CompiledSource, gbnf: str, for_generation: bool) -> dic
     }
     if for_generation:
         payload["closed_objects"] = list(loaded.closed_objects)
+    if loaded.grounded:  # x-grounded members: their values come from a source at generation
+        payload["grounded"] = [spec.to_dict() for spec in loaded.grounded]
     return payload
 
 

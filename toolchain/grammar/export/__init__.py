@@ -46,12 +46,42 @@ def export_grammar(
     schema: Any = None,
     approximations: Sequence[dict[str, str]] = (),
     model: str = "MODEL",
+    grounded: Sequence[str] = (),
+) -> Export:
+    """``grounded``: the schema pointers of ``x-grounded`` members. The grammar exported is the
+    schema's own (no source is built in), and a note says so: see :func:`grounding_note`."""
+    exported = _export(grammar, target, schema, approximations, model)
+    if not grounded:
+        return exported
+    note = grounding_note(target, grounded)
+    exported.notes.append(note)
+    if exported.body is None:
+        return exported
+    # a request body carries its notes: the server's operator reads them there
+    body = dict(exported.body, notes=[*exported.body.get("notes", []), note])
+    text = json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+    return Export(target, text, body, exported.notes)
+
+
+def grounding_note(target: str, grounded: Sequence[str]) -> str:
+    """What an export of a grammar with grounded members must say plainly."""
+    where = ", ".join(p or "/" for p in grounded)
+    return (
+        f"x-grounded members ({where}) are exported as ordinary strings/numbers: {target} has no "
+        "substring constraint, so a server can write values that are not in the source text; "
+        "check each value against the source after generation (XGrammar's structural tags can "
+        "express substrings where the server loads them)"
+    )
+
+
+def _export(
+    grammar: Grammar, target: str, schema: Any, approximations: Sequence[dict[str, str]], model: str
 ) -> Export:
     if target == "gbnf":
         return Export(target, emit_gbnf_export(grammar), notes=gbnf_notes(grammar))
     if target in ("lark", "llamacpp-lark"):
         lark = emit_lark(grammar) if target == "lark" else emit_llamacpp_lark(grammar)
-        return Export(target, lark.text, notes=lark.notes)
+        return Export(target, lark.text, notes=list(lark.notes))
     request = RequestInput(grammar, schema, tuple(approximations))
     if target == "vllm-request":
         body = vllm_request(request, model)

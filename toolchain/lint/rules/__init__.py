@@ -7,6 +7,7 @@ from gramwright.lint.rules import (  # noqa: F401 - imported for their registrat
     compose,
     enums,
     examples,
+    grounding,
     meta,
     numbers,
     objects,

@@ -39,6 +39,7 @@ from gramwright.schema.errors import (
     UnsatisfiableSchema,
     UnsupportedSchema,
 )
+from gramwright.schema.grounding import GroundSpec
 from gramwright.schema.report import CompileReport, Status
 from gramwright.schema.resolve import Loc, SchemaRegistry, dynamic_scope_key
 
@@ -96,6 +97,7 @@ class Compiler:
         self._flat_fixpoints: set[tuple[Any, int]] = set()
         # objects ``close_objects`` closed (pointers of the parts that declared their members)
         self.closed_objects: list[str] = []
+        self.grounded: list[GroundSpec] = []  # x-grounded members (placeholder rules)
         self.key_rules: dict[tuple[str, ...], Ref] = {}  # key grammars, shared by name set / pattern
         self.member_orders: list[
             tuple[str, ...]

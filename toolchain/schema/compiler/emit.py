@@ -74,12 +74,45 @@ def emit(c: Compiler, parts: list[Part], hint: str) -> Expr:
         except TypeUnsat as exc:
             reasons.append(str(exc))
             continue
+        if expr is not None and name in ("integer", "string") and _grounded(parts):
+            expr = _placeholder(c, col, parts, name, expr, hint)
         if expr is not None:
             alts.append(expr)
     if not alts:
         why = "; ".join(reasons) or "the keywords exclude every JSON type"
         raise UnsatisfiableSchema(hint, f"no value satisfies the schema ({why})")
     return alt(*alts)
+
+
+def _grounded(parts: list[Part]) -> bool:
+    from gramwright.schema.grounding import GROUNDED
+
+    return any(not p.negated and isinstance(p.schema, dict) and p.schema.get(GROUNDED) is True for p in parts)
+
+
+def _placeholder(c: Compiler, col: Collector, parts: list[Part], name: str, expr: Expr, hint: str) -> Expr:
+    """The member's ordinary grammar in a rule of its own, listed for grounding: a source given
+    at generation replaces the rule's body with the source's values (``schema.grounding``)."""
+    from gramwright.schema.grounding import GroundKind, GroundSpec
+
+    if name == "string":
+        for ptr in [p for _, p in col.patterns] + [p for _, p in col.formats] + col.excluded_string_ptrs:
+            c.note(ptr, "approximated", "x-grounded: the source's substrings are not narrowed by it")
+        rule = c.helper_rule(expr, hint + "/grounded-string")
+        spec = GroundSpec(rule.name, hint, "string", col.min_length, col.max_length)
+    else:
+        kind: GroundKind = "integer" if "fraction" not in col.types else "number"
+        rule = c.helper_rule(expr, hint + f"/grounded-{kind}")
+        held = list(parts)
+
+        def accepts(value: Any) -> bool:
+            # the schema's own test of a candidate (bounds, multipleOf, not …), as for enums
+            return c.valid(value, held)
+
+        spec = GroundSpec(rule.name, hint, kind, accepts=accepts)
+    c.grounded.append(spec)
+    c.rule_pointers[rule.name] = hint
+    return rule
 
 
 # Keywords an enum candidate is already known to satisfy (the enum itself) or checked cheaply.

@@ -1,0 +1,102 @@
+"""The command line's grounding options: compile lists grounded members, exports say grounding is
+not in them, lint reads --source, extract grounds each row in its source (a scripted backend)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from gramwright.cli import grammar_cmds, lint_cmd, pipeline_cmds
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTACT = str(ROOT / "docs" / "examples" / "contact_grounded.json")
+
+
+def app_with(*modules: object) -> typer.Typer:
+    app = typer.Typer()
+    for module in modules:
+        module.register(app)  # type: ignore[attr-defined]
+    return app
+
+
+def test_compile_lists_grounded_members_and_exports_say_so(tmp_path: Path) -> None:
+    runner = CliRunner()
+    app = app_with(grammar_cmds)
+    got = runner.invoke(app, ["compile", CONTACT, "--format", "json"])
+    assert got.exit_code == 0, got.output
+    pointers = [g["pointer"] for g in json.loads(got.stdout)["grounded"]]
+    assert pointers == ["/properties/name", "/properties/city", "/properties/age", "/properties/email"]
+    human = runner.invoke(app, ["compile", CONTACT])
+    assert "grounded: /properties/age takes an integer written in the source" in human.stderr
+    exported = runner.invoke(app, ["compile", CONTACT, "--target", "gbnf"])
+    assert exported.exit_code == 0, exported.output
+    assert "x-grounded members (/properties/name" in exported.stderr
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    ground = runner.invoke(app, ["compile", str(plain), "--ground", "--format", "json"])
+    assert [g["pointer"] for g in json.loads(ground.stdout)["grounded"]] == ["/properties/a"]
+
+
+def test_lint_warns_on_an_empty_source(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    app = app_with(lint_cmd)
+
+    @app.command("other")
+    def _other() -> None:  # a second command keeps `lint` a named subcommand
+        pass
+
+    got = CliRunner().invoke(app, ["lint", CONTACT, "--source", str(empty), "--format", "json"])
+    assert "grounded/empty-source" in got.stdout
+
+
+def test_extract_grounds_each_row_in_its_source(tmp_path: Path) -> None:
+    rows = tmp_path / "in.jsonl"
+    rows.write_text(
+        json.dumps({"id": "1", "text": "Maria Lopez, 34, Seville"})
+        + "\n"
+        + json.dumps(
+            {"id": "2", "prompt": "Contact: Tom Becker from Hamburg", "source": "Tom Becker, Hamburg"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "match": "Maria",
+                    "outputs": [{"text": '{"name":"Maria Lopez","city":"Seville","age":34,"email":null}'}],
+                },
+                {
+                    "match": "Tom",
+                    "outputs": [{"text": '{"name":"Tom Becker","city":"Hamburg","age":null,"email":null}'}],
+                },
+            ]
+        )
+    )
+    out = tmp_path / "out.jsonl"
+    app = app_with(pipeline_cmds)
+    got = CliRunner().invoke(
+        app,
+        [
+            "extract",
+            "--schema",
+            CONTACT,
+            "--input",
+            str(rows),
+            "--output",
+            str(out),
+            "--backend",
+            f"scripted:{script}",
+        ],
+    )
+    assert got.exit_code == 0, got.output
+    results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    spans = {r["id"]: {g["pointer"]: (g["start"], g["end"]) for g in r["grounded"]} for r in results}
+    assert spans["1"] == {"/name": (0, 11), "/city": (17, 24), "/age": (13, 15)}
+    assert spans["2"] == {"/name": (0, 10), "/city": (12, 19)}

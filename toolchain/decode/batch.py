@@ -1,0 +1,398 @@
+"""Batched generation: many requests (different prompts and grammars) share each forward pass.
+
+Continuous batching: up to ``batch_size`` requests are in the batch at once; a request that ends
+leaves at once and the next waiting one joins (``kv_rows.py``: its prompt is prefilled on its own
+and its keys copied into the shared cache). Each row has its own matcher, budget, sampling
+parameters, seed, fast-forward and step callback; the result per request is the single loop's
+``GenerationResult`` (finish reason, budget close, clipped mass, metrics).
+
+Masks, per step: every row's bitset is written into one ``(rows, ceil(V/32))`` int32 array (the
+engines cache each state's bitset; a row without a grammar gets all bits), which is unpacked once
+on the logits' device and applied with one ``masked_fill``; the clipped mass of every row is one
+softmax. Only the 6 KB bitset per row crosses to a GPU, never a vocabulary-wide row.
+
+Overlap (``overlap=True``): the next step's masks depend only on tokens already chosen, so a
+worker thread fills the bitset while the forward pass runs (torch releases the GIL inside its
+kernels; on a GPU the forward is asynchronous anyway). ``BatchRun`` reports how long the masks
+took and how much of it the forward pass hid.
+
+Greedy outputs equal the single loop's row by row (``tests/decode/test_batch.py``) as long as the
+model's numbers do: padded columns are masked, positions are per row.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from gramwright.decode.forced import ForcedTokens, forced_tokens
+from gramwright.decode.generate import (
+    GenerationResult,
+    StepTrace,
+    _cache_argument,
+    _close,
+    _metrics,
+    _room,
+    _token_bytes,
+)
+from gramwright.decode.masking import TensorMasks, tensor_masks
+from gramwright.decode.sampling import MASK_VALUE, SamplingParams, sample
+from gramwright.engine import bitset
+from gramwright.engine.matcher import GrammarEngine, Matcher
+
+
+class RowMasker(Protocol):
+    """Another engine's matcher in the loop (the throughput benchmark's llguidance and XGrammar
+    rows): it writes its mask into its row of the batch's bitset and consumes the token drawn."""
+
+    def fill(self, words: npt.NDArray[np.int32], row: int) -> None: ...
+
+    def consume(self, token: int) -> None: ...
+
+    def is_terminated(self) -> bool: ...
+
+
+@dataclass
+class BatchRequest:
+    """One request of a batch: what ``generate`` takes for one prompt."""
+
+    prompt: str
+    engine: GrammarEngine | None = None
+    max_tokens: int = 256
+    params: SamplingParams = field(default_factory=SamplingParams)
+    seed: int | None = None
+    on_step: Callable[[StepTrace], None] | None = None
+    fast_forward: bool = True
+    masker: RowMasker | None = None  # another engine's masks instead of ``engine``'s
+
+
+@dataclass
+class BatchRun:
+    """The results in request order, and what the batch as a whole cost."""
+
+    results: list[GenerationResult]
+    forward_passes: int = 0
+    elapsed_s: float = 0.0
+    forward_s: float = 0.0
+    mask_fill_s: float = 0.0  # writing the rows' bitsets (the engines' masks, cold or cached)
+    mask_wait_s: float = 0.0  # … of which the loop waited for after the forward pass
+    mask_apply_s: float = 0.0  # unpacking the bitset, clipped mass, masked_fill, sampling
+
+    @property
+    def tokens(self) -> int:
+        return sum(len(r.steps) for r in self.results)
+
+    def summary(self) -> dict[str, Any]:
+        fill = self.mask_fill_s
+        return {
+            "requests": len(self.results),
+            "tokens": self.tokens,
+            "tokens_per_s": round(self.tokens / self.elapsed_s, 2) if self.elapsed_s else 0.0,
+            "forward_passes": self.forward_passes,
+            "forward_s": round(self.forward_s, 3),
+            "mask_fill_s": round(fill, 3),
+            "mask_wait_s": round(self.mask_wait_s, 3),
+            # the part of the mask work the forward pass hid; a wait longer than the work (the
+            # worker's hand-off on a loaded machine) hides nothing, and shows in mask_wait_s
+            "mask_overlapped": round(max(0.0, fill - self.mask_wait_s) / fill, 3) if fill else 0.0,
+            "mask_apply_s": round(self.mask_apply_s, 3),
+            "mask_share_of_step": round((self.mask_wait_s + self.mask_apply_s) / self.elapsed_s, 4)
+            if self.elapsed_s
+            else 0.0,
+        }
+
+
+class _Row:
+    """A request in flight."""
+
+    def __init__(self, index: int, request: BatchRequest, matcher: Matcher | None, max_tokens: int) -> None:
+        self.index = index
+        self.request = request
+        self.matcher = matcher
+        self.max_tokens = max_tokens
+        engine = request.engine
+        self.masks: TensorMasks | None = tensor_masks(engine) if engine is not None else None
+        self.forced: ForcedTokens | None = None
+        self.generator = torch.Generator().manual_seed(request.seed) if request.seed is not None else None
+        self.steps: list[StepTrace] = []
+        self.token_ids: list[int] = []
+        self.forward_s: list[float] = []
+        self.feed: list[int] = []
+        self.finish: str | None = None
+        self.closing_at: int | None = None
+        self.started = time.perf_counter()
+        self.hits0 = engine.masks.hits if engine else 0
+        self.miss0 = engine.masks.misses if engine else 0
+
+    def trace(self, trace: StepTrace) -> None:
+        self.steps.append(trace)
+        if self.request.on_step:
+            self.request.on_step(trace)
+
+
+def fill_bitmask(rows: Sequence[_Row], words: int) -> npt.NDArray[np.int32]:
+    """The rows' current masks (the engines' own, the budget is checked on the token drawn) in
+    one ``(rows, words)`` int32 array; all bits for a row without a grammar."""
+    out = np.empty((len(rows), words), dtype=np.int32)
+    for r, row in enumerate(rows):
+        masker = row.request.masker
+        if masker is not None:
+            out[r] = 0
+            masker.fill(out, r)
+        elif row.matcher is None:
+            out[r] = -1
+        else:
+            got = row.matcher.bitmask(budget=False)
+            out[r, : got.size] = got
+            out[r, got.size :] = 0
+    return out
+
+
+def blocked_rows(words: npt.NDArray[np.int32], width: int, device: torch.device) -> torch.Tensor:
+    """The ``(rows, width)`` bool tensor, True where a row's bitset has no bit (and past its end),
+    unpacked in one operation on ``device``."""
+    rows, count = words.shape
+    covered = min(width, count * 32)
+    if device.type == "cpu":
+        allowed = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, :covered]
+        blocked = torch.from_numpy(allowed == 0)
+    else:
+        packed = torch.from_numpy(words).to(device, non_blocking=True)
+        shifts = torch.arange(32, dtype=torch.int32, device=device)
+        blocked = (((packed.unsqueeze(-1) >> shifts) & 1) == 0).reshape(rows, count * 32)[:, :covered]
+    if covered < width:
+        blocked = torch.cat(
+            [blocked, torch.ones(rows, width - covered, dtype=torch.bool, device=device)], dim=1
+        )
+    return blocked
+
+
+@torch.inference_mode()
+def generate_batch(
+    model: Any,
+    tokenizer: Any,
+    requests: Sequence[BatchRequest],
+    *,
+    batch_size: int = 8,
+    overlap: bool = True,
+    eos_ids: frozenset[int] = frozenset(),
+) -> BatchRun:
+    """Generate for every request, at most ``batch_size`` at a time (continuous batching), one
+    forward pass per step for the whole batch. Each request behaves as ``generate`` with the same
+    arguments; budgets below a grammar's shortest output raise ``BudgetTooSmall`` when that
+    request joins."""
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1")
+    cache_arg = _cache_argument(model)
+    words = _logits_words(model)
+    pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
+    waiting = deque(enumerate(requests))
+    results: list[GenerationResult | None] = [None] * len(requests)
+    run = BatchRun([])
+    active: list[_Row] = []
+    kv = _new_rows()
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gramwright-masks") if overlap else None
+    started = time.perf_counter()
+    try:
+        while active or waiting:
+            while waiting and len(active) < batch_size:
+                index, request = waiting.popleft()
+                row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids)
+                run.forward_passes += 1
+                active.append(row)
+                _choose(run, [row], logits, fill_bitmask([row], words), eos_ids, tokenizer)
+            _retire(active, kv, results, tokenizer)
+            if not active:
+                continue
+            inputs = kv.chunk([row.feed for row in active], pad_id)
+            pending: Future[tuple[npt.NDArray[np.int32], float]] | None = None
+            t0 = time.perf_counter()
+            if pool is not None:
+                pending = pool.submit(_timed_fill, active, words)
+            out = model(**inputs, use_cache=True, **{cache_arg: kv.cache})
+            logits = out.logits[:, -1]
+            forward = time.perf_counter() - t0
+            run.forward_s += forward
+            run.forward_passes += 1
+            kv.cache = getattr(out, cache_arg)
+            for row in active:
+                row.forward_s.append(forward)
+            t1 = time.perf_counter()
+            if pending is not None:
+                bits, fill_s = pending.result()
+                run.mask_wait_s += time.perf_counter() - t1
+            else:
+                bits, fill_s = _timed_fill(active, words)
+                run.mask_wait_s += fill_s
+            run.mask_fill_s += fill_s
+            _choose(run, active, logits, bits, eos_ids, tokenizer)
+            _retire(active, kv, results, tokenizer)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)
+    run.elapsed_s = time.perf_counter() - started
+    run.results = [r for r in results if r is not None]
+    return run
+
+
+def _new_rows() -> Any:
+    from gramwright.decode.kv_rows import KVRows
+
+    return KVRows()
+
+
+def _logits_words(model: Any) -> int:
+    """Words of a bitset as wide as the model's logits (a head may be wider than the vocabulary)."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    weight = getattr(head, "weight", None)
+    width = int(weight.shape[0]) if weight is not None else int(model.config.vocab_size)
+    return bitset.num_words(width)
+
+
+def _timed_fill(rows: Sequence[_Row], words: int) -> tuple[npt.NDArray[np.int32], float]:
+    t0 = time.perf_counter()
+    got = fill_bitmask(rows, words)
+    return got, time.perf_counter() - t0
+
+
+def _join(
+    model: Any,
+    tokenizer: Any,
+    index: int,
+    request: BatchRequest,
+    kv: Any,
+    cache_arg: str,
+    eos_ids: frozenset[int],
+) -> tuple[_Row, torch.Tensor]:
+    """Prefill the request's prompt (and the text its grammar forces first) on its own and add
+    its row to the shared cache; returns the row and its first logits (1, V)."""
+    device = next(model.parameters()).device
+    input_ids = tokenizer(request.prompt, return_tensors="pt", add_special_tokens=False).input_ids
+    max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
+    engine = request.engine
+    matcher = engine.matcher(max_tokens) if engine is not None else None
+    row = _Row(index, request, matcher, max_tokens)
+    if engine is not None and request.fast_forward:
+        row.forced = forced_tokens(engine, tokenizer)
+        _append_forced(row)
+    ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
+    t0 = time.perf_counter()
+    out = model(input_ids=ids, use_cache=True)
+    row.forward_s.append(time.perf_counter() - t0)
+    kv.join(getattr(out, cache_arg), int(ids.shape[-1]))
+    row.feed = []
+    return row, out.logits[:, -1]
+
+
+def _append_forced(row: _Row) -> None:
+    matcher, forced, engine = row.matcher, row.forced, row.request.engine
+    if matcher is None or forced is None or engine is None:
+        return
+    for token in forced.tokens(matcher.config)[: row.max_tokens - len(row.steps)]:
+        if not matcher.try_consume(token):  # never for a sound budget (``forced.py``)
+            break
+        row.trace(StepTrace(token, engine.vocab.token_bytes[token], None, None, forced=True))
+        row.token_ids.append(token)
+        row.feed.append(token)
+
+
+def _choose(
+    run: BatchRun,
+    rows: Sequence[_Row],
+    logits: torch.Tensor,
+    words: npt.NDArray[np.int32],
+    eos_ids: frozenset[int],
+    tokenizer: Any,
+) -> None:
+    """Mask, sample and consume one token per row; set each row's next feed or its finish."""
+    t0 = time.perf_counter()
+    width = int(logits.shape[-1])
+    blocked = blocked_rows(words, width, logits.device)
+    constrained = [row.matcher is not None or row.request.masker is not None for row in rows]
+    masses: list[float | None] = [None] * len(rows)
+    if any(constrained):
+        probs = torch.softmax(logits.float(), dim=-1)
+        mass_all = (probs * blocked).sum(dim=-1).tolist()
+        masses = [m if c else None for m, c in zip(mass_all, constrained, strict=True)]
+    masked = logits.masked_fill(blocked, MASK_VALUE)
+    greedy = all(row.request.params.temperature <= 0 for row in rows)
+    drawn = masked.argmax(dim=-1).tolist() if greedy else None
+    per_row = (time.perf_counter() - t0) * 1e6 / max(len(rows), 1)
+    for r, row in enumerate(rows):
+        t1 = time.perf_counter()
+        params = row.request.params
+        token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
+        mass, closing = masses[r], False
+        matcher, engine = row.matcher, row.request.engine
+        if matcher is not None and row.masks is not None and mass is not None:
+            if not matcher.fits(token):
+                if row.closing_at is None:
+                    row.closing_at = len(b"".join(s.text for s in row.steps))
+                token, mass = _close(
+                    matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
+                )
+                closing = True
+            matcher.consume(token)
+        masker = row.request.masker
+        if masker is not None:
+            masker.consume(token)
+        stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
+        raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
+        mask_us = per_row + (time.perf_counter() - t1) * 1e6 if constrained[r] else None
+        row.trace(StepTrace(token, raw, mass, mask_us, closing))
+        row.feed = []
+        if token in stop_ids:
+            row.finish = "stop"
+            continue
+        row.token_ids.append(token)
+        if (matcher is not None and matcher.is_terminated()) or (
+            masker is not None and masker.is_terminated()
+        ):
+            row.finish = "stop"
+            continue
+        row.feed = [token]
+        _append_forced(row)
+        if matcher is not None and matcher.is_terminated():
+            row.finish = "stop"  # forced text completed the document
+        elif len(row.steps) >= row.max_tokens:
+            row.finish = "length"
+    run.mask_apply_s += time.perf_counter() - t0
+
+
+def _retire(active: list[_Row], kv: Any, results: list[GenerationResult | None], tokenizer: Any) -> None:
+    """Finished rows leave the batch (and the cache); their results are written."""
+    keep = [i for i, row in enumerate(active) if row.finish is None]
+    if len(keep) == len(active):
+        return
+    for row in active:
+        if row.finish is not None:
+            results[row.index] = _result(row, tokenizer)
+    kv.leave(keep)
+    active[:] = [active[i] for i in keep]
+
+
+def _result(row: _Row, tokenizer: Any) -> GenerationResult:
+    engine = row.request.engine
+    elapsed = time.perf_counter() - row.started
+    if engine is not None:
+        text = b"".join(s.text for s in row.steps).decode("utf-8", "replace")
+    else:
+        text = str(tokenizer.decode(row.token_ids))  # whole, as ``generate`` does
+    metrics = _metrics(row.steps, row.forward_s, elapsed, engine, row.hits0, row.miss0)
+    metrics["fast_forward"] = row.forced is not None
+    metrics["elapsed_s"] = round(elapsed, 4)  # joining the batch to leaving it
+    if row.max_tokens < row.request.max_tokens:
+        metrics["max_tokens_capped_to"] = row.max_tokens
+    closing_offset = None
+    if row.matcher is not None and row.closing_at is not None:
+        closing_offset = len(row.matcher.output[: row.closing_at].decode("utf-8", "replace"))
+    assert row.finish is not None
+    return GenerationResult(text, row.token_ids, row.finish, row.steps, metrics, closing_offset)

@@ -1,0 +1,122 @@
+"""The batched loop's KV cache as rows that join and leave: one ``transformers`` dynamic cache
+whose batch rows are requests, with a 0/1 attention column per cached position and row.
+
+A request joins with its prompt prefilled on its own (a batch of one: the same forward pass the
+single-request loop makes, so its first logits are that loop's), and its keys and values are
+copied into a new row of the shared cache, right-aligned: the columns before its prompt are
+zeros and masked out. Keys carry their rotary positions already, so each row keeps its own
+position count and the model is given ``position_ids`` per row. A row that ends is dropped from
+the batch dimension; columns that no row attends to any more are dropped too, so the cache does
+not grow with every request that ever joined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def _layers(cache: Any) -> list[Any]:
+    layers = getattr(cache, "layers", None)
+    if layers is None:
+        raise TypeError(
+            f"batched generation needs a transformers dynamic cache with .layers, not {type(cache).__name__}"
+        )
+    return list(layers)
+
+
+class KVRows:
+    """The shared cache, the attention columns per row, and each row's next position."""
+
+    def __init__(self) -> None:
+        self.cache: Any = None
+        self.attention = torch.zeros(0, 0, dtype=torch.long)  # (rows, cached columns)
+        self.positions: list[int] = []  # the position of each row's next token
+
+    @property
+    def rows(self) -> int:
+        return len(self.positions)
+
+    @property
+    def columns(self) -> int:
+        return int(self.attention.shape[1])
+
+    def join(self, cache: Any, length: int) -> None:
+        """Add a row from a one-row cache holding ``length`` positions (its prompt)."""
+        device = _layers(cache)[0].keys.device
+        if self.cache is None or self.rows == 0:
+            self.cache = cache
+            self.attention = torch.ones(1, length, dtype=torch.long, device=device)
+            self.positions = [length]
+            return
+        width = self.columns
+        if length > width:  # the newcomer's prompt is longer than the cache: widen every row
+            self._pad_left(length - width)
+            width = length
+        for mine, theirs in zip(_layers(self.cache), _layers(cache), strict=True):
+            for name in ("keys", "values"):
+                new = getattr(theirs, name)
+                row = new.new_zeros((1, new.shape[1], width, new.shape[3]))
+                row[:, :, width - length :, :] = new
+                setattr(mine, name, torch.cat([getattr(mine, name), row], dim=0))
+        row_mask = torch.zeros(1, width, dtype=torch.long, device=self.attention.device)
+        row_mask[0, width - length :] = 1
+        self.attention = torch.cat([self.attention, row_mask], dim=0)
+        self.positions.append(length)
+
+    def _pad_left(self, n: int) -> None:
+        for layer in _layers(self.cache):
+            for name in ("keys", "values"):
+                old = getattr(layer, name)
+                pad = old.new_zeros((old.shape[0], old.shape[1], n, old.shape[3]))
+                setattr(layer, name, torch.cat([pad, old], dim=2))
+        pad_mask = torch.zeros(self.rows, n, dtype=torch.long, device=self.attention.device)
+        self.attention = torch.cat([pad_mask, self.attention], dim=1)
+
+    def leave(self, keep: list[int]) -> None:
+        """Keep only the rows ``keep`` (in that order), then drop columns no row attends to."""
+        if len(keep) == self.rows:
+            return
+        self.positions = [self.positions[i] for i in keep]
+        if not keep:
+            self.cache = None
+            self.attention = torch.zeros(0, 0, dtype=torch.long)
+            return
+        index = torch.tensor(keep, dtype=torch.long, device=self.attention.device)
+        for layer in _layers(self.cache):
+            layer.keys = layer.keys.index_select(0, index.to(layer.keys.device))
+            layer.values = layer.values.index_select(0, index.to(layer.values.device))
+        self.attention = self.attention.index_select(0, index)
+        live = self.attention.any(dim=0)
+        if not bool(live.all()):
+            cols = torch.nonzero(live).flatten()
+            for layer in _layers(self.cache):
+                layer.keys = layer.keys.index_select(2, cols.to(layer.keys.device))
+                layer.values = layer.values.index_select(2, cols.to(layer.values.device))
+            self.attention = self.attention.index_select(1, cols)
+
+    def chunk(self, feeds: list[list[int]], pad_id: int) -> dict[str, torch.Tensor]:
+        """The forward pass's inputs for one token list per row (1 or more tokens: a sampled
+        token and the forced ones after it), left-padded to the longest so that every row's
+        last token is the chunk's last column; the attention columns grow by the chunk's."""
+        width = max(len(f) for f in feeds)
+        device = self.attention.device
+        ids = torch.full((self.rows, width), pad_id, dtype=torch.long)
+        mask = torch.zeros(self.rows, width, dtype=torch.long)
+        pos = torch.zeros(self.rows, width, dtype=torch.long)
+        for r, feed in enumerate(feeds):
+            k = len(feed)
+            ids[r, width - k :] = torch.tensor(feed, dtype=torch.long)
+            mask[r, width - k :] = 1
+            start = self.positions[r]
+            pos[r, width - k :] = torch.arange(start, start + k)
+            # pad slots still need a position; the row's next one keeps rotary angles in range
+            pos[r, : width - k] = start
+            self.positions[r] = start + k
+        self.attention = torch.cat([self.attention, mask.to(device)], dim=1)
+        return {
+            "input_ids": ids.to(device),
+            "attention_mask": self.attention,
+            "position_ids": pos.to(device),
+        }

@@ -1,0 +1,194 @@
+"""Grammar rules whose language is the substrings of one text: the grounded values' grammar.
+
+A suffix automaton over the text's code points (Blumer et al.; at most ``2n`` states and ``3n``
+transitions for ``n`` code points, built in linear time) recognises exactly the text's
+substrings, and every state of it may end one. Each state becomes one right-linear rule::
+
+    s7 ::= "" | "a" s8 | "\\"" s12 | …
+
+so the recognizer's tail calls keep a walk through it one frame deep, and the token engine sees
+one rule state per automaton state. A transition writes its character the way the JSON string
+grammar does (``json.dumps`` canonical form: ``\\"``, ``\\\\``, ``\\n`` …, other control
+characters as ``\\u00xx``), so the decoded string value is the substring itself.
+
+Length bounds (``minLength``/``maxLength``) are enforced by pairing each state with the length
+walked so far, saturated at the bound that needs counting (``maxLength`` when given, else
+``minLength``). The paired automaton has one state per distinct substring no longer than the
+bound, which stays small for short bounds; past :data:`PAIR_LIMIT` pairs the bounds are not
+built into the grammar (the caller reports them as approximated, validation checks them).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+
+from gramwright.grammar.ir import EMPTY, CharClass, Expr, Ref, alt, literal, seq
+
+__all__ = ["PAIR_LIMIT", "SubstringRules", "SuffixAutomaton", "json_escape", "substring_rules"]
+
+PAIR_LIMIT = 40_000  # paired (state, length) rules built at most for one length-bounded member
+NOTHING: Expr = CharClass(())  # the empty language
+
+
+@dataclass(frozen=True, eq=False)
+class SuffixAutomaton:
+    """``nxt[v]``: character → state; ``length[v]``: the longest substring ending in ``v``."""
+
+    nxt: tuple[dict[str, int], ...]
+    length: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.nxt)
+
+    @functools.cached_property
+    def far(self) -> tuple[int, ...]:
+        """``far[v]``: the most characters a substring can still take after reaching ``v``."""
+        out = [0] * self.size
+        # every transition goes to a state of greater ``length``: longest first is a reverse
+        # topological order
+        for v in sorted(range(self.size), key=lambda u: -self.length[u]):
+            out[v] = max((out[w] + 1 for w in self.nxt[v].values()), default=0)
+        return tuple(out)
+
+
+@functools.lru_cache(maxsize=64)
+def suffix_automaton(text: str) -> SuffixAutomaton:
+    """The suffix automaton of ``text`` (cached per text: a retry or a second member reuses it)."""
+    nxt: list[dict[str, int]] = [{}]
+    link: list[int] = [-1]
+    length: list[int] = [0]
+    last = 0
+    for ch in text:
+        cur = len(nxt)
+        nxt.append({})
+        length.append(length[last] + 1)
+        link.append(0)
+        p = last
+        while p != -1 and ch not in nxt[p]:
+            nxt[p][ch] = cur
+            p = link[p]
+        if p != -1:
+            q = nxt[p][ch]
+            if length[p] + 1 == length[q]:
+                link[cur] = q
+            else:
+                clone = len(nxt)
+                nxt.append(dict(nxt[q]))
+                length.append(length[p] + 1)
+                link.append(link[q])
+                while p != -1 and nxt[p].get(ch) == q:
+                    nxt[p][ch] = clone
+                    p = link[p]
+                link[q] = clone
+                link[cur] = clone
+        last = cur
+    return SuffixAutomaton(tuple(nxt), tuple(length))
+
+
+@functools.lru_cache(maxsize=4096)
+def json_escape(ch: str) -> str:
+    """One character as the JSON string grammar writes it (canonical ``json.dumps`` form)."""
+    return json.dumps(ch, ensure_ascii=False)[1:-1]
+
+
+@dataclass(frozen=True)
+class SubstringRules:
+    """Rules for the substrings of a text: ``start`` names the first; ``bounded`` says whether the
+    length bounds asked for are built in (False: past :data:`PAIR_LIMIT`, or none were asked)."""
+
+    rules: dict[str, Expr]
+    start: str
+    bounded: bool
+    states: int
+
+
+def _step(d: int, min_len: int, max_len: int | None) -> int | None:
+    """The length counter after one more character (None: ``max_len`` reached, no more)."""
+    if max_len is not None:
+        return d + 1 if d < max_len else None
+    return min(d + 1, min_len)
+
+
+def _free(sam: SuffixAutomaton, w: int, d: int, min_len: int, max_len: int | None) -> bool:
+    """From state ``w`` with ``d`` characters written no bound can matter any more: the plain
+    rule of ``w`` takes over (a short text under a long ``maxLength`` needs no counting at all)."""
+    return d >= min_len and (max_len is None or d + sam.far[w] <= max_len)
+
+
+def _pairs(sam: SuffixAutomaton, min_len: int, max_len: int | None) -> list[tuple[int, int]] | None:
+    """The reachable (state, counter) pairs that still count; None past :data:`PAIR_LIMIT`."""
+    seen = {(0, 0)}
+    stack = [(0, 0)]
+    while stack:
+        v, d = stack.pop()
+        nd = _step(d, min_len, max_len)
+        if nd is None:
+            continue
+        for w in sam.nxt[v].values():
+            if (w, nd) not in seen and not _free(sam, w, nd, min_len, max_len):
+                seen.add((w, nd))
+                if len(seen) > PAIR_LIMIT:
+                    return None
+                stack.append((w, nd))
+    return list(seen)
+
+
+@functools.lru_cache(maxsize=256)
+def substring_rules(text: str, prefix: str, min_len: int = 0, max_len: int | None = None) -> SubstringRules:
+    """Rules (names starting with ``prefix``) whose start rule matches exactly the JSON-escaped
+    substrings of ``text`` of ``min_len`` to ``max_len`` code points. Cached per arguments: the
+    pipeline's retries and a batch's repeated sources build nothing twice."""
+    sam = suffix_automaton(text)
+    if _free(sam, 0, 0, min_len, max_len):
+        return _plain_rules(sam, prefix, True)
+    pairs = _pairs(sam, min_len, max_len)
+    bounded = pairs is not None
+    if pairs is None:
+        # too many distinct substrings under the bound: only non-emptiness is built in
+        min_len, max_len = min(min_len, 1), None
+        pairs = _pairs(sam, min_len, max_len)
+        assert pairs is not None  # at most one counted pair per state
+    return _paired_rules(sam, prefix, pairs, min_len, max_len, bounded)
+
+
+def _plain_rules(sam: SuffixAutomaton, prefix: str, bounded: bool) -> SubstringRules:
+    rules: dict[str, Expr] = {}
+    # longest first: every transition goes to a longer state, so each rule's witnesses of
+    # productivity come before it and ``prepare``'s fixpoints settle in one pass
+    order = sorted(range(sam.size), key=lambda v: -sam.length[v])
+    for v in order:
+        branches: list[Expr] = [EMPTY]
+        for ch, w in sorted(sam.nxt[v].items()):
+            branches.append(seq(literal(json_escape(ch)), Ref(f"{prefix}{w}")))
+        rules[f"{prefix}{v}"] = alt(*branches)
+    return SubstringRules(rules, f"{prefix}0", bounded, sam.size)
+
+
+def _paired_rules(
+    sam: SuffixAutomaton,
+    prefix: str,
+    pairs: list[tuple[int, int]],
+    min_len: int,
+    max_len: int | None,
+    bounded: bool,
+) -> SubstringRules:
+    def name(v: int, d: int) -> str:
+        return f"{prefix}{v}-{d}"
+
+    plain = _plain_rules(sam, prefix, bounded)  # where no bound matters any more (``_free``)
+    rules: dict[str, Expr] = {}
+    for v, d in sorted(pairs, key=lambda p: (-p[1], -sam.length[p[0]])):
+        branches: list[Expr] = [EMPTY] if d >= min_len else []
+        nd = _step(d, min_len, max_len)
+        if nd is not None:
+            for ch, w in sorted(sam.nxt[v].items()):
+                target = f"{prefix}{w}" if _free(sam, w, nd, min_len, max_len) else name(w, nd)
+                branches.append(seq(literal(json_escape(ch)), Ref(target)))
+        # a state that can neither end nor go on accepts nothing (``prepare`` prunes it)
+        rules[name(v, d)] = alt(*branches) if branches else NOTHING
+    # the plain rules first: witnesses of productivity for the counted ones (``prepare`` drops
+    # those no counted rule reaches)
+    return SubstringRules({**plain.rules, **rules}, name(0, 0), bounded, len(pairs) + plain.states)
