@@ -253,6 +253,26 @@ def _draw(
     return fitted.token, mass, closing, (time.perf_counter() - t0) * 1e6
 
 
+def _close(
+    matcher: Matcher,
+    masks: Any,
+    logits: torch.Tensor,
+    masked: torch.Tensor,
+    token: int,
+    mass: float,
+    params: SamplingParams,
+    generator: Any,
+) -> tuple[int, float]:
+    """The batched loop's step (``decode/batch.py``): ``token``, drawn from ``masked``, does not
+    fit; draw again as ``sample_fitting`` does, and the step's clipped mass."""
+    narrowed = lambda: masks.blocked(matcher, logits.shape[-1], logits.device)  # noqa: E731
+    fitted = sample_fitting(masked, params, generator, matcher.fits, narrowed, token)
+    if fitted.narrowed is not None:
+        return fitted.token, clipped_mass(logits, fitted.narrowed)
+    refused = fitted.refused or [token]
+    return fitted.token, mass + float(torch.softmax(logits.float(), dim=-1)[refused].sum())
+
+
 def _cache_argument(model: Any) -> str:
     """transformers 5 renamed ``past_key_values`` to ``cache``; accept either generation."""
     import inspect
