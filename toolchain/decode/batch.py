@@ -39,6 +39,7 @@ from gramwright.decode.generate import (
     StepTrace,
     _cache_argument,
     _close,
+    _draw,
     _metrics,
     _room,
     _token_bytes,
@@ -329,18 +330,27 @@ def _choose(
     for r, row in enumerate(rows):
         t1 = time.perf_counter()
         params = row.request.params
-        token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
         mass, closing = masses[r], False
         matcher, engine = row.matcher, row.request.engine
         if matcher is not None and row.masks is not None and mass is not None:
-            if not matcher.fits(token):
-                if row.closing_at is None:
-                    row.closing_at = len(b"".join(s.text for s in row.steps))
-                token, mass = _close(
-                    matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
+            if params.truncates and not matcher.every_token_fits():
+                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as the single
+                # loop draws (``generate._draw``), so batched and single sampling share one definition
+                token, mass, closing, _us = _draw(
+                    matcher, row.masks, logits[r], blocked[r], mass, params, row.generator
                 )
-                closing = True
+            else:
+                token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
+                if not matcher.fits(token):
+                    token, mass = _close(
+                        matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
+                    )
+                    closing = True
+            if closing and row.closing_at is None:
+                row.closing_at = len(b"".join(s.text for s in row.steps))
             matcher.consume(token)
+        else:
+            token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
         masker = row.request.masker
         if masker is not None:
             masker.consume(token)
