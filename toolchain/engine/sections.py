@@ -61,6 +61,12 @@ class SectionedEngine(GrammarEngine):
     def matcher(self, max_tokens: int | None = None) -> SectionedMatcher:
         return SectionedMatcher(self, max_tokens)
 
+    def forced(self, config: int) -> bytes:
+        """Nothing is fast-forwarded in a sectioned run: a configuration number alone does not say
+        whether it is the section's or the answer's (the matcher knows, the engine does not), and
+        the section is free text, where nothing is forced anyway."""
+        return b""
+
 
 class SectionedMatcher(Matcher):
     """The section's matcher until its closing marker, then the answer's (budget: what is left)."""
@@ -151,6 +157,9 @@ class SectionedMatcher(Matcher):
 
     def fits(self, token_id: int) -> bool:
         return self.part().fits(token_id)
+
+    def every_token_fits(self) -> bool:
+        return self.part().every_token_fits()
 
     @property
     def config(self) -> int:
