@@ -211,7 +211,7 @@ class Generator:
     ) -> tuple[str, PromptPlan]:
         """The chat prompt :meth:`run` sends, and how the schema was shown in it."""
         from gramwright.decode.generate import context_length
-        from gramwright.decode.prompt import PromptPlan, fit_system_prompt, system_prompt
+        from gramwright.decode.prompt import plan_system_prompt
         from gramwright.grammar.gbnf import emit_gbnf
         from gramwright.models.loader import apply_chat_template
 
@@ -223,18 +223,15 @@ class Generator:
         def count(system_text: str | None) -> int:
             return len(lm.tokenizer(chat(system_text), add_special_tokens=False).input_ids)
 
-        if system is None and source.is_schema:
-            plan = fit_system_prompt(
-                source.schema,
-                rendering=schema_prompt,
-                count=count,
-                context=context_length(lm.model),
-                max_tokens=max_tokens,
-            )
-        else:
-            if system is None:
-                system = system_prompt(grammar_text=emit_gbnf(source.grammar))
-            plan = PromptPlan(system, None, count(system))
+        plan = plan_system_prompt(
+            source.schema if source.is_schema else None,
+            lambda: emit_gbnf(source.grammar),
+            system,
+            rendering=schema_prompt,
+            count=count,
+            context=context_length(lm.model),
+            max_tokens=max_tokens,
+        )
         return chat(plan.system), plan
 
     def run(

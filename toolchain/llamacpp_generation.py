@@ -136,7 +136,7 @@ class LlamaCppGenerator:
     ) -> tuple[str, PromptPlan]:
         """The chat prompt (the GGUF's template, read by the same tokenizer as the transformers
         backend) and how the schema was shown, fitted to llama.cpp's context."""
-        from gramwright.decode.prompt import PromptPlan, fit_system_prompt, system_prompt
+        from gramwright.decode.prompt import plan_system_prompt
         from gramwright.grammar.gbnf import emit_gbnf
         from gramwright.models.loader import apply_chat_template
 
@@ -148,18 +148,15 @@ class LlamaCppGenerator:
         def count(system_text: str | None) -> int:
             return len(llm.tokenize(chat(system_text).encode("utf-8"), add_bos=False, special=True))
 
-        if system is None and source.is_schema:
-            plan = fit_system_prompt(
-                source.schema,
-                rendering=schema_prompt,
-                count=count,
-                context=llm.n_ctx(),
-                max_tokens=max_tokens,
-            )
-        else:
-            if system is None:
-                system = system_prompt(grammar_text=emit_gbnf(source.grammar))
-            plan = PromptPlan(system, None, count(system))
+        plan = plan_system_prompt(
+            source.schema if source.is_schema else None,
+            lambda: emit_gbnf(source.grammar),
+            system,
+            rendering=schema_prompt,
+            count=count,
+            context=llm.n_ctx(),
+            max_tokens=max_tokens,
+        )
         return chat(plan.system), plan
 
     def run(

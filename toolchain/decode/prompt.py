@@ -98,3 +98,25 @@ def fit_system_prompt(
         "output); the grammar still enforces the structure"
     )
     return PromptPlan(bare, "none", bare_tokens, note)
+
+
+def plan_system_prompt(
+    schema: Any | None,
+    grammar_text: Callable[[], str],
+    system: str | None,
+    *,
+    rendering: SchemaRendering,
+    count: Callable[[str | None], int],
+    context: int | None,
+    max_tokens: int,
+) -> PromptPlan:
+    """The system prompt of one generation, for every backend: ``system`` when the caller gives
+    one; for a schema (``schema`` not None), the schema fitted to the context
+    (:func:`fit_system_prompt`); otherwise the grammar's text (``grammar_text()``, only then)."""
+    if system is None and schema is not None:
+        return fit_system_prompt(
+            schema, rendering=rendering, count=count, context=context, max_tokens=max_tokens
+        )
+    if system is None:
+        system = system_prompt(grammar_text=grammar_text())
+    return PromptPlan(system, None, count(system))
