@@ -20,13 +20,12 @@ from typing import Any
 from gramwright.grammar.ir import Grammar
 from gramwright.reasoning import Reasoning
 from gramwright.recognizer import Recognizer, compile_grammar
+from gramwright.serving.differential import Case, Pair
 from gramwright.serving.engines import EngineGrammar, EngineLoadError, _import, load_in_engine
 from gramwright.tools.export import TOOL_TARGETS, export_turn, turn_grammar
 from gramwright.tools.grammar import ToolGrammar
 
-__all__ = ["StructuralTagGrammar", "TurnCase", "TurnExports", "load_turn_exports"]
-
-Pair = tuple[str, str]  # (export target, engine)
+__all__ = ["StructuralTagGrammar", "TurnExports", "load_turn_exports"]
 
 
 class StructuralTagGrammar:
@@ -65,16 +64,6 @@ class LazyGrammar:
 
 
 @dataclass
-class TurnCase:
-    document: bytes
-    ours: bool
-    theirs: dict[Pair, bool]
-
-    def disagreeing(self) -> list[Pair]:
-        return [pair for pair, verdict in self.theirs.items() if verdict != self.ours]
-
-
-@dataclass
 class TurnExports:
     grammar: Grammar  # ours: the whole turn
     bodies: dict[str, dict[str, Any]]
@@ -82,14 +71,14 @@ class TurnExports:
     load_errors: dict[Pair, str] = field(default_factory=dict)
     _rec: Recognizer | None = field(default=None, repr=False)
 
-    def judge(self, document: bytes) -> TurnCase:
+    def judge(self, document: bytes) -> Case:
         if self._rec is None:
             self._rec = Recognizer(compile_grammar(self.grammar))
         rec = self._rec
         rec.reset()
         ours = rec.try_feed(document) and rec.is_accepting()
         rec.reset()
-        return TurnCase(document, ours, {pair: g.accepts(document) for pair, g in self.loaded.items()})
+        return Case(document, ours, {pair: g.accepts(document) for pair, g in self.loaded.items()})
 
 
 def load_turn_exports(
