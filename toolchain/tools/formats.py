@@ -11,7 +11,7 @@ share), written with one space after each ``:`` and ``,`` as those templates sho
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gramwright.grammar.freetext import self_synchronizing
@@ -56,14 +56,9 @@ HERMES = ToolFormat(
 )
 # The unified format is Hermes's text, so any Hermes tool parser (vLLM's ``hermes``, SGLang's
 # ``qwen25``) reads what a model without a tool template wrote under it.
-UNIFIED = ToolFormat(
-    "unified",
-    trigger=HERMES.trigger,
-    prefix=HERMES.prefix,
-    call_open=HERMES.call_open,
-    call_close=HERMES.call_close,
-    separator=HERMES.separator,
-    suffix=HERMES.suffix,
+UNIFIED = replace(
+    HERMES,
+    name="unified",
     description="gramwright's unified format (Hermes's text) for models without a tool template",
 )
 MISTRAL = ToolFormat(
