@@ -14,7 +14,7 @@ import pytest
 from gramwright.errors import SourceError
 from gramwright.grammar.errors import EmptyLanguageError
 from gramwright.grammar.ir import Grammar, Ref, literal, seq
-from gramwright.grammar.substrings import substring_rules, suffix_automaton
+from gramwright.grammar.substrings import substring_rules, suffix_automaton, word_occurrences
 from gramwright.recognizer import Recognizer, compile_grammar
 from gramwright.schema.grounding import ground_schema, grounded_values, source_numbers
 from gramwright.sources import CompiledSource, load_source
@@ -31,8 +31,8 @@ def accepts(grammar: Grammar, text: str) -> bool:
     return rec.try_feed(text.encode("utf-8")) and rec.is_accepting()
 
 
-def quoted(text: str, min_len: int = 0, max_len: int | None = None) -> Grammar:
-    sub = substring_rules(text, "s", min_len, max_len)
+def quoted(text: str, min_len: int = 0, max_len: int | None = None, words: bool = True) -> Grammar:
+    sub = substring_rules(text, "s", min_len, max_len, words)
     return Grammar({"root": seq(literal('"'), Ref(sub.start), literal('"')), **sub.rules})
 
 
@@ -43,22 +43,39 @@ def test_the_suffix_automaton_is_linear_in_the_text() -> None:
     assert sum(len(t) for t in sam.nxt) <= 3 * len(text)
 
 
+@pytest.mark.parametrize("words", [False, True])
 @pytest.mark.parametrize(("min_len", "max_len"), [(0, None), (2, None), (0, 3), (1, 4)])
-def test_substring_rules_accept_exactly_the_substrings(min_len: int, max_len: int | None) -> None:
+def test_substring_rules_accept_exactly_the_substrings(
+    min_len: int, max_len: int | None, words: bool
+) -> None:
     rng = random.Random(min_len * 10 + (max_len or 0))
-    alphabet = 'ab中"\\\n\x01'
-    for _ in range(6):
+    alphabet = 'ab中"\\\n\x01 '
+
+    def occurs(s: str, text: str) -> bool:
+        return s in text and (not words or not s or bool(word_occurrences(text, s)))
+
+    for _ in range(8):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9)))
-        grammar = quoted(text, min_len, max_len)
+        grammar = quoted(text, min_len, max_len, words)
         for n in range(6):
             for chars in itertools.product(alphabet, repeat=n) if n <= 2 else []:
                 s = "".join(chars)
-                want = s in text and len(s) >= min_len and (max_len is None or len(s) <= max_len)
+                want = occurs(s, text) and len(s) >= min_len and (max_len is None or len(s) <= max_len)
                 assert accepts(grammar, json.dumps(s, ensure_ascii=False)) == want, (text, s)
             for start in range(len(text) - n + 1):
                 s = text[start : start + n]
-                want = len(s) >= min_len and (max_len is None or len(s) <= max_len)
+                want = occurs(s, text) and len(s) >= min_len and (max_len is None or len(s) <= max_len)
                 assert accepts(grammar, json.dumps(s, ensure_ascii=False)) == want, (text, s)
+
+
+def test_values_start_and_end_at_word_boundaries() -> None:
+    text = "Royal Mail item RM123456789GB, 0.8 kg, 寄往深圳。"
+    grammar = quoted(text)
+    for value in ["Royal Mail", "RM123456789GB", "0.8", "8 kg", "深圳", "圳", "寄往深圳。", " item", ""]:
+        assert accepts(grammar, json.dumps(value, ensure_ascii=False)), value
+    for value in ["oyal", "Mai", "123456789", "RM123", "9GB"]:
+        assert not accepts(grammar, json.dumps(value, ensure_ascii=False)), value
+    assert word_occurrences("Joanna met Ann", "Ann") == [11]
 
 
 def test_escapes_are_the_canonical_json_ones_only() -> None:
@@ -72,7 +89,9 @@ def test_escapes_are_the_canonical_json_ones_only() -> None:
 def test_source_numbers_normalisation() -> None:
     text = "共１２件，单价1,299.50元，折扣-3，编号007，日期2024-12-04，1,2 and 0.5kg, v1.2.3"
     got = [n.text for n in source_numbers(text)]
-    assert got == ["12", "1299.50", "-3", "7", "2024", "12", "04".lstrip("0"), "1", "2", "0.5", "1.2", "3"]
+    assert got == ["12", "1299.50", "-3", "7", "2024", "12", "04".lstrip("0"), "1", "2", "0.5", "3"]
+    # digits after a Latin letter are a code's: none of RM123GB, A4, v2; 2.5kg is a number
+    assert [n.text for n in source_numbers("RM123GB A4 v2 2.5kg")] == ["2.5"]
     first = source_numbers(text)[1]
     assert text[first.start : first.end] == "1,299.50"
 
@@ -254,8 +273,11 @@ def test_budget_aware_masks_see_the_grounded_grammar() -> None:
     schema: dict[str, Any] = {"type": "string", "x-grounded": True, "minLength": 12}
     source = schema_source(schema)
     plain = shortest_output_tokens(source.grammar, vocab)
-    grounded = shortest_output_tokens(source.with_source("abcdefghijklmnopqrstuvwxyz").grammar, vocab)
+    grounded = shortest_output_tokens(source.with_source("abcdefghijkl mnopqrstuvwxyz").grammar, vocab)
     # twelve characters and two quotes either way (single-byte tokens bound the closing zone), + EOS
     assert plain == grounded == 15
+    # a value ends only where a word does: the shortest is the whole 26-letter word
+    whole = shortest_output_tokens(source.with_source("abcdefghijklmnopqrstuvwxyz").grammar, vocab)
+    assert whole == 26 + 2 + 1
     with pytest.raises(SourceError):  # no run of 12 characters: refused before generation
         source.with_source("short")

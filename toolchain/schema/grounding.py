@@ -28,7 +28,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, alt, literal, seq
-from gramwright.grammar.substrings import substring_rules
+from gramwright.grammar.substrings import substring_rules, word_occurrences
 
 __all__ = [
     "GROUNDED",
@@ -123,12 +123,15 @@ def source_numbers(text: str) -> list[SourceNumber]:
     decimal point (``.`` or ``．``) with its digits kept as written (``2.50`` → ``2.50``); leading
     zeros dropped (``007`` → ``7``); a minus sign (``-``, ``−``, ``－``) directly before the digits
     counts when it does not follow a digit or a Latin letter (``折扣-3`` → ``-3``; ``2024-12``
-    gives ``2024`` and ``12``; ``A-5`` gives ``5``). No exponents, no words for numbers (``三``,
-    ``twelve``), no percent scaling.
+    gives ``2024`` and ``12``; ``A-5`` gives ``5``). Digits directly after a Latin letter are part
+    of a code, not a number (``RM123456789GB``, ``A4``, ``v2`` give none; ``2.5kg`` gives ``2.5``).
+    No exponents, no words for numbers (``三``, ``twelve``), no percent scaling.
     """
     ascii_text = text.translate(_FULL_WIDTH)  # one character for one: offsets are the source's
     out: list[SourceNumber] = []
     for m in _NUMBER.finditer(ascii_text):
+        if m.start() and ascii_text[m.start() - 1].isascii() and ascii_text[m.start() - 1].isalpha():
+            continue  # digits after a Latin letter are part of a code (``RM123456789GB``, ``A4``)
         whole = m.group(1).replace(",", "").lstrip("0") or "0"
         number = whole if m.group(2) is None else f"{whole}.{m.group(2)}"
         start = m.start()
@@ -329,7 +332,10 @@ def _walk(
         return
     grounded = node.get(GROUNDED) is True
     if grounded and isinstance(value, str):
-        start = text.find(value)
+        # where the grammar put it: the first occurrence that starts and ends at word boundaries
+        # (a value from elsewhere, e.g. an ungrounded run, is looked for anywhere)
+        words = word_occurrences(text, value)
+        start = words[0] if words else text.find(value)
         found = start >= 0
         out.append(
             GroundedValue(
@@ -337,7 +343,7 @@ def _walk(
                 value,
                 start if found else None,
                 start + len(value) if found else None,
-                text.count(value) if value else 0,
+                (len(words) or text.count(value)) if value else 0,
             )
         )
         return
