@@ -23,7 +23,7 @@ from gramwright.grammar.ir import Grammar
 from gramwright.schema.report import ReportEntry
 
 if TYPE_CHECKING:
-    from gramwright.schema.grounding import GroundSpec
+    from gramwright.schema.grounding import GroundSpec, SourceExport
     from gramwright.schema.resolve import SchemaRegistry
 
 __all__ = ["CompiledSource", "load_for_generation", "load_source"]
@@ -168,6 +168,23 @@ class CompiledSource:
             self._by_source.pop(next(iter(self._by_source)))
         self._by_source[text] = grounded
         return grounded
+
+    def for_export(self, text: str, *, substrings: bool) -> SourceExport:
+        """The grammar to export with ``text``'s grounding in it, prepared (``substrings``: the
+        target has a substring constraint; see ``schema.grounding.export_grounding``)."""
+        from gramwright.grammar.errors import EmptyLanguageError
+        from gramwright.schema.grounding import export_grounding
+
+        built = export_grounding(self.ungrounded().grammar, self.grounded, text, substrings=substrings)
+        try:
+            return dataclasses.replace(built, grammar=prepare(built.grammar))
+        except EmptyLanguageError:
+            where = ", ".join(spec.pointer or "/" for spec in self.grounded)
+            raise SourceError(
+                self.name,
+                f"no value in the source fits the grounded members ({where})",
+                "allow null or make them optional, or check the source text",
+            ) from None
 
     def ungrounded(self) -> CompiledSource:
         """The source as compiled from the schema, without a source text built in."""

@@ -40,6 +40,8 @@ Examples:
   gramwright compile --tools tools.json --tool-choice auto --target llamacpp-request   # lazy grammar
 
   gramwright compile schema.json --reasoning 128 --target sglang-request   # <think> then the value
+
+  gramwright compile docs/examples/contact_grounded.json --target lark --source note.txt   # grounded
 """
 
 CHECK_HELP = """Check that a document belongs to a grammar (byte for byte).
@@ -107,6 +109,12 @@ def compile_cmd(
         help="Schemas: mark every string without enum/const/format/pattern x-grounded (listed in "
         "the report; the grammar takes a source's values only at generation).",
     ),
+    source_path: str | None = typer.Option(
+        None,
+        "--source",
+        help="With --target: build the x-grounded members' values from this text (a file, or - "
+        "for stdin): the source's numbers in every target, its substrings in lark/llamacpp-lark.",
+    ),
     for_generation: bool = typer.Option(
         False,
         "--for-generation",
@@ -153,8 +161,11 @@ def compile_cmd(
         )
         return
     if target is not None:
-        compile_to_target(loaded, target, fmt, output)
+        source_text = None if source_path is None else common.read_text(source_path, "--source")
+        compile_to_target(loaded, target, fmt, output, source_text)
         return
+    if source_path is not None:
+        common.fail("--source builds a source into an export", "add --target lark (or another target)")
     if fmt == "json":
         common.write_output(common.dump_json(render.compile_data(loaded, text, for_generation)), output)
     else:

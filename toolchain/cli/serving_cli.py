@@ -15,7 +15,7 @@ import typer
 
 from gramwright.cli import common
 from gramwright.cli.render import grammar as render
-from gramwright.grammar.export import DIALECTS, TARGETS, export_grammar
+from gramwright.grammar.export import DIALECTS, SUBSTRING_TARGETS, TARGETS, SourceGrounding, export_grammar
 from gramwright.sources import CompiledSource
 
 __all__ = ["ENGINE_TARGETS", "check_with_engine", "compile_to_target"]
@@ -28,17 +28,28 @@ def _approximations(loaded: CompiledSource) -> list[dict[str, str]]:
     return [item.to_dict() for item in loaded.report if item.status != "exact"]
 
 
-def compile_to_target(loaded: CompiledSource, target: str, fmt: str, output: Path | None) -> None:
-    """Write ``target``'s export (``--format json``: with the notes and the compile report)."""
+def compile_to_target(
+    loaded: CompiledSource, target: str, fmt: str, output: Path | None, source_text: str | None = None
+) -> None:
+    """Write ``target``'s export (``--format json``: with the notes and the compile report);
+    ``source_text``: the grounded members' values built in, as far as the target carries them."""
     if target not in TARGETS:
         common.fail(f"unknown --target {target!r}", f"use one of: {' | '.join(TARGETS)}")
     with common.user_errors():
+        grammar, source = loaded.grammar, None
+        if source_text is not None and loaded.grounded:
+            built = loaded.for_export(source_text, substrings=target in SUBSTRING_TARGETS)
+            grammar = built.grammar
+            source = SourceGrounding(
+                built.substrings, built.strings, built.numbers, built.loose, built.bounds
+            )
         exported = export_grammar(
-            loaded.grammar,
+            grammar,
             target,
             schema=loaded.schema if loaded.is_schema else None,
             approximations=_approximations(loaded),
             grounded=[spec.pointer for spec in loaded.grounded],
+            source=source,
         )
     if fmt == "json":
         common.write_output(common.dump_json(render.target_data(target, exported, loaded)), output)

@@ -46,6 +46,7 @@ __all__ = [
     "json_escape",
     "substring_graph",
     "substring_rules",
+    "word_chunks",
     "word_occurrences",
 ]
 
@@ -129,6 +130,19 @@ def word_occurrences(text: str, value: str) -> list[int]:
         ):
             out.append(start)
         start = text.find(value, start + 1)
+    return out
+
+
+def word_chunks(text: str) -> list[str]:
+    """``text`` cut at its word boundaries: the values of :func:`substring_rules` (``words``) are
+    exactly the runs of consecutive chunks (and the empty value) — what llguidance's and
+    XGrammar's ``substring_chunks`` accept."""
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if i and not _boundary(text[i - 1], ch):
+            out[-1] += ch
+        else:
+            out.append(ch)
     return out
 
 

@@ -28,14 +28,16 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from gramwright.grammar.ir import CharClass, Expr, Grammar, Ref, alt, literal, seq
-from gramwright.grammar.substrings import substring_rules, word_occurrences
+from gramwright.grammar.substrings import json_escape, substring_rules, word_chunks, word_occurrences
 
 __all__ = [
     "GROUNDED",
     "GroundSpec",
     "GroundedGrammar",
     "GroundedValue",
+    "SourceExport",
     "SourceNumber",
+    "export_grounding",
     "ground_grammar",
     "ground_schema",
     "grounded_values",
@@ -251,6 +253,80 @@ def ground_grammar(grammar: Grammar, specs: list[GroundSpec], text: str) -> Grou
     # the source's rules first: each is a witness of productivity for the member that uses it
     merged = {**added, **rules}
     return GroundedGrammar(Grammar(merged, grammar.root), tuple(unbounded), len(added))
+
+
+@dataclass(frozen=True)
+class SourceExport:
+    """A grammar to export with a source's grounding in it, as far as the target can carry it.
+
+    ``grammar``: grounded numbers are the source's numbers (plain alternatives, every dialect
+    reads them); grounded strings are, where ``substrings`` names them, a placeholder literal
+    that the export writes as the target's substring constraint over the ``chunks`` (the
+    source's words, JSON-escaped); else still the ordinary string grammar. The pointers say what
+    is carried: ``strings``/``numbers`` held to the source, ``loose`` strings not held to it,
+    ``bounds`` strings whose ``minLength``/``maxLength`` the substring constraint does not carry.
+    """
+
+    grammar: Grammar
+    substrings: dict[str, tuple[str, ...]]
+    strings: tuple[str, ...]
+    numbers: tuple[str, ...]
+    loose: tuple[str, ...]
+    bounds: tuple[str, ...]
+
+
+SUBSTRING_PLACEHOLDER = "\x01gramwright-substring-{}\x01"
+
+
+def export_grounding(
+    grammar: Grammar, specs: list[GroundSpec], text: str, *, substrings: bool
+) -> SourceExport:
+    """``grammar`` with the grounding ``text`` gives, for an export (see :class:`SourceExport`);
+    ``substrings``: the target has a substring constraint."""
+    rules = dict(grammar.rules)
+    chunks = tuple(json_escape_text(c) for c in word_chunks(text))
+    placeholders: dict[str, tuple[str, ...]] = {}
+    strings: list[str] = []
+    numbers: list[str] = []
+    loose: list[str] = []
+    bounds: list[str] = []
+    found: list[SourceNumber] | None = None
+    for spec in specs:
+        if spec.rule not in rules:
+            continue
+        if spec.kind == "string":
+            if not substrings:
+                loose.append(spec.pointer)
+                continue
+            marker = SUBSTRING_PLACEHOLDER.format(len(placeholders))
+            placeholders[marker] = chunks
+            rules[spec.rule] = seq(literal('"'), literal(marker), literal('"'))
+            strings.append(spec.pointer)
+            if spec.min_len or spec.max_len is not None:
+                bounds.append(spec.pointer)
+            continue
+        if found is None:
+            found = source_numbers(text)
+        texts = [
+            n.text
+            for n in found
+            if (spec.kind == "number" or n.is_integer) and (spec.accepts is None or _accepts(spec, n))
+        ]
+        rules[spec.rule] = alt(*(literal(t) for t in dict.fromkeys(texts))) if texts else NOTHING
+        numbers.append(spec.pointer)
+    return SourceExport(
+        Grammar(rules, grammar.root),
+        placeholders,
+        tuple(strings),
+        tuple(numbers),
+        tuple(loose),
+        tuple(bounds),
+    )
+
+
+def json_escape_text(text: str) -> str:
+    """``text`` as the JSON string grammar writes it (inside the quotes)."""
+    return "".join(json_escape(ch) for ch in text)
 
 
 def _accepts(spec: GroundSpec, number: SourceNumber) -> bool:

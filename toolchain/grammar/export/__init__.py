@@ -19,14 +19,28 @@ from gramwright.grammar.export.llamacpp_lark import emit_llamacpp_lark
 from gramwright.grammar.export.llamacpp_request import llamacpp_request
 from gramwright.grammar.export.requests import RequestInput, gbnf_notes
 from gramwright.grammar.export.sglang_request import sglang_request
+from gramwright.grammar.export.text import lark_literal
 from gramwright.grammar.export.vllm_request import vllm_request
 from gramwright.grammar.ir import Grammar
 
-__all__ = ["REQUEST_TARGETS", "TARGETS", "TEXT_TARGETS", "Export", "ExportRefused", "export_grammar"]
+__all__ = [
+    "REQUEST_TARGETS",
+    "SUBSTRING_TARGETS",
+    "TARGETS",
+    "TEXT_TARGETS",
+    "Export",
+    "ExportRefused",
+    "SourceGrounding",
+    "export_grammar",
+]
 
 TEXT_TARGETS = ("gbnf", "lark", "llamacpp-lark")
 REQUEST_TARGETS = ("vllm-request", "sglang-request", "llamacpp-request")
 TARGETS = TEXT_TARGETS + REQUEST_TARGETS
+# The targets with a substring constraint both peers load: llguidance's and XGrammar's Lark
+# readers take ``%regex {"substring_chunks": [...]}``. XGrammar's EBNF has ``Substring(...)``, but
+# the GBNF the other targets write is also read by llama.cpp and llguidance, which do not know it.
+SUBSTRING_TARGETS = ("lark", "llamacpp-lark")
 # The dialect a text target is written in (what vLLM's detector must conclude).
 DIALECTS = {"gbnf": "gbnf", "lark": "lark", "llamacpp-lark": "lark"}
 
@@ -39,6 +53,21 @@ class Export:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SourceGrounding:
+    """A source's grounding built into the grammar to export (``schema.grounding.export_grounding``):
+    ``substrings`` maps each placeholder literal of the grammar to the chunks (the source's words,
+    JSON-escaped) whose runs the member may take (only for :data:`SUBSTRING_TARGETS`); the pointers
+    say what the export holds to the source (``strings``, ``numbers``), what it does not
+    (``loose``) and whose length bounds it leaves to validation (``bounds``)."""
+
+    substrings: dict[str, tuple[str, ...]]
+    strings: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()
+    loose: tuple[str, ...] = ()
+    bounds: tuple[str, ...] = ()
+
+
 def export_grammar(
     grammar: Grammar,
     target: str,
@@ -47,31 +76,79 @@ def export_grammar(
     approximations: Sequence[dict[str, str]] = (),
     model: str = "MODEL",
     grounded: Sequence[str] = (),
+    source: SourceGrounding | None = None,
 ) -> Export:
-    """``grounded``: the schema pointers of ``x-grounded`` members. The grammar exported is the
-    schema's own (no source is built in), and a note says so: see :func:`grounding_note`."""
+    """``grounded``: the schema pointers of ``x-grounded`` members. Without ``source`` the grammar
+    exported is the schema's own (no source is built in), and a note says so; with it, the
+    grounding it carries is in the text and the notes say what is and is not (see
+    :func:`grounding_notes`)."""
+    if source is not None and source.substrings and target not in SUBSTRING_TARGETS:
+        raise ValueError(f"{target} has no substring constraint; export the strings as ordinary ones")
     exported = _export(grammar, target, schema, approximations, model)
+    if source is not None and source.substrings:
+        exported = Export(target, _substituted(exported.text, source, target), None, exported.notes)
     if not grounded:
         return exported
-    note = grounding_note(target, grounded)
-    exported.notes.append(note)
+    notes = grounding_notes(target, grounded, source)
+    exported.notes.extend(notes)
     if exported.body is None:
         return exported
     # a request body carries its notes: the server's operator reads them there
-    body = dict(exported.body, notes=[*exported.body.get("notes", []), note])
+    body = dict(exported.body, notes=[*exported.body.get("notes", []), *notes])
     text = json.dumps(body, ensure_ascii=False, indent=2) + "\n"
     return Export(target, text, body, exported.notes)
 
 
-def grounding_note(target: str, grounded: Sequence[str]) -> str:
+def _substituted(text: str, source: SourceGrounding, target: str) -> str:
+    """The Lark text with each placeholder literal written as the substring constraint."""
+    for marker, chunks in source.substrings.items():
+        spelled = lark_literal(marker)
+        if spelled not in text:  # the lexer analysis split or dropped it: never a different language
+            raise ExportRefused(target, marker, "the substring placeholder did not survive the export")
+        regex = "%regex " + json.dumps({"substring_chunks": list(chunks)}, ensure_ascii=False)
+        text = text.replace(spelled, regex)
+    return text
+
+
+def grounding_notes(target: str, grounded: Sequence[str], source: SourceGrounding | None = None) -> list[str]:
     """What an export of a grammar with grounded members must say plainly."""
-    where = ", ".join(p or "/" for p in grounded)
-    return (
-        f"x-grounded members ({where}) are exported as ordinary strings/numbers: {target} has no "
-        "substring constraint, so a server can write values that are not in the source text; "
-        "check each value against the source after generation (XGrammar's structural tags can "
-        "express substrings where the server loads them)"
-    )
+
+    def where(pointers: Sequence[str]) -> str:
+        return ", ".join(p or "/" for p in pointers)
+
+    if source is None:
+        how = (
+            "compile with --source FILE to build the source's values in: its numbers for every "
+            f"target, its substrings for {' and '.join(SUBSTRING_TARGETS)}"
+            if target not in SUBSTRING_TARGETS
+            else "compile with --source FILE to build the source's values in"
+        )
+        return [
+            f"x-grounded members ({where(grounded)}) are exported as ordinary strings/numbers: no "
+            "source is built in, so a server can write values that are not in the source text; "
+            f"check each value against the source after generation, or {how}"
+        ]
+    notes = []
+    if source.numbers:
+        notes.append(f"x-grounded numbers ({where(source.numbers)}) take only the source's numbers")
+    if source.strings:
+        notes.append(
+            f"x-grounded strings ({where(source.strings)}) take only runs of the source's words "
+            '(%regex {"substring_chunks": …}: llguidance and XGrammar\'s Lark reader)'
+        )
+    if source.bounds:
+        notes.append(
+            f"the length bounds of x-grounded strings ({where(source.bounds)}) are not in the "
+            "substring constraint: validation checks them"
+        )
+    if source.loose:
+        notes.append(
+            f"x-grounded strings ({where(source.loose)}) are exported as ordinary strings: {target} "
+            "has no substring constraint that every reader of its text loads, so a server can write "
+            f"values that are not in the source; check them after generation, or export to "
+            f"{' or '.join(SUBSTRING_TARGETS)}"
+        )
+    return notes
 
 
 def _export(
