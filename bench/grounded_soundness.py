@@ -6,8 +6,8 @@ that JSON must escape. For each source every schema below is grounded in it and 
 random token budget (the budget-aware masks: every walk ends), tokens drawn uniformly from each
 mask over the SmolLM2 vocabulary. Checked for every walk: no empty mask, the output ends
 accepting, it validates against the schema, and every grounded value occurs in the source
-(strings as substrings, numbers among the source's numbers after ``source_numbers``'
-normalisation).
+(strings as substrings that start and end at word boundaries, numbers among the source's numbers
+after ``source_numbers``' normalisation).
 
     python -m bench.grounded_soundness --json [--walks 2000] [--seed 0]
 """
@@ -111,6 +111,7 @@ def run(walks: int, seed: int = 0, per_source: int = 6) -> dict[str, Any]:
     from gramwright.engine.matcher import EmptyMaskError, GrammarEngine
     from gramwright.engine.vocab import TokenVocabulary
     from gramwright.errors import SourceError
+    from gramwright.grammar.substrings import word_occurrences
     from gramwright.models.loader import load_tokenizer
     from gramwright.schema.grounding import grounded_values
     from gramwright.sources import load_source
@@ -131,6 +132,8 @@ def run(walks: int, seed: int = 0, per_source: int = 6) -> dict[str, Any]:
         "grounded_values": 0,
         "grounded_in_source": 0,
         "grounded_nonempty": 0,  # strings of one character or more, and numbers
+        "strings_at_word_boundaries": 0,  # of the non-empty strings
+        "strings_nonempty": 0,
         "over_budget": 0,
     }
     failures: list[str] = []
@@ -188,6 +191,12 @@ def run(walks: int, seed: int = 0, per_source: int = 6) -> dict[str, Any]:
                         counts["grounded_in_source"] += 1
                     else:
                         failures.append(f"{name} {text!r}: {value.pointer}={value.value!r} not in the source")
+                    if isinstance(value.value, str) and value.value:
+                        counts["strings_nonempty"] += 1
+                        if word_occurrences(text, value.value):
+                            counts["strings_at_word_boundaries"] += 1
+                        else:
+                            failures.append(f"{name} {text!r}: {value.pointer}={value.value!r} cuts a word")
     build_ms.sort()
     return {
         **counts,
@@ -211,7 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for key, value in result.items():
             print(f"{key}: {value}")
-    ok = not result["failures"] and result["grounded_values"] == result["grounded_in_source"]
+    ok = (
+        not result["failures"]
+        and result["grounded_values"] == result["grounded_in_source"]
+        and result["strings_nonempty"] == result["strings_at_word_boundaries"]
+    )
     return 0 if ok else 1
 
 
