@@ -169,13 +169,14 @@ class CompiledSource:
         self._by_source[text] = grounded
         return grounded
 
-    def for_export(self, text: str, *, substrings: bool) -> SourceExport:
-        """The grammar to export with ``text``'s grounding in it, prepared (``substrings``: the
-        target has a substring constraint; see ``schema.grounding.export_grounding``)."""
+    def for_export(self, text: str) -> SourceExport:
+        """The grammar to export with ``text``'s grounding in it for a target with a substring
+        constraint, prepared (see ``schema.grounding.export_grounding``; a target without one
+        exports :meth:`with_source`'s grammar, the automaton written out as rules)."""
         from gramwright.grammar.errors import EmptyLanguageError
         from gramwright.schema.grounding import export_grounding
 
-        built = export_grounding(self.ungrounded().grammar, self.grounded, text, substrings=substrings)
+        built = export_grounding(self.ungrounded().grammar, self.grounded, text)
         try:
             return dataclasses.replace(built, grammar=prepare(built.grammar))
         except EmptyLanguageError:

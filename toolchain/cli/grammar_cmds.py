@@ -112,8 +112,8 @@ def compile_cmd(
     source_path: str | None = typer.Option(
         None,
         "--source",
-        help="With --target: build the x-grounded members' values from this text (a file, or - "
-        "for stdin): the source's numbers in every target, its substrings in lark/llamacpp-lark.",
+        help="With --target: hold the x-grounded members to this text (a file, or - for stdin): "
+        "its numbers, and its words as a substring constraint (lark, llamacpp-lark) or as rules.",
     ),
     for_generation: bool = typer.Option(
         False,

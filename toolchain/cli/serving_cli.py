@@ -16,6 +16,7 @@ import typer
 from gramwright.cli import common
 from gramwright.cli.render import grammar as render
 from gramwright.grammar.export import DIALECTS, SUBSTRING_TARGETS, TARGETS, SourceGrounding, export_grammar
+from gramwright.grammar.ir import Grammar
 from gramwright.sources import CompiledSource
 
 __all__ = ["ENGINE_TARGETS", "check_with_engine", "compile_to_target"]
@@ -38,11 +39,7 @@ def compile_to_target(
     with common.user_errors():
         grammar, source = loaded.grammar, None
         if source_text is not None and loaded.grounded:
-            built = loaded.for_export(source_text, substrings=target in SUBSTRING_TARGETS)
-            grammar = built.grammar
-            source = SourceGrounding(
-                built.substrings, built.strings, built.numbers, built.loose, built.bounds
-            )
+            grammar, source = _grounded(loaded, source_text, target)
         exported = export_grammar(
             grammar,
             target,
@@ -57,6 +54,20 @@ def compile_to_target(
     for line in exported.notes:
         typer.echo(f"note: {line}", err=True)
     common.write_output(exported.text, output)
+
+
+def _grounded(loaded: CompiledSource, text: str, target: str) -> tuple[Grammar, SourceGrounding]:
+    """The grammar to export with ``text``'s grounding, and what it holds: a substring constraint
+    where the target has one, else the grammar generation runs under (the automaton as rules)."""
+    if target in SUBSTRING_TARGETS:
+        built = loaded.for_export(text)
+        return built.grammar, SourceGrounding(built.substrings, built.strings, built.numbers, built.bounds)
+    grounded = loaded.with_source(text)
+    marker = "x-grounded: too many distinct substrings"
+    loose = {e.pointer.removesuffix("/maxLength") for e in grounded.report if e.reason.startswith(marker)}
+    strings = tuple(s.pointer for s in loaded.grounded if s.kind == "string")
+    numbers = tuple(s.pointer for s in loaded.grounded if s.kind != "string")
+    return grounded.grammar, SourceGrounding({}, strings, numbers, tuple(p for p in strings if p in loose))
 
 
 def check_engine_name(engine: str | None) -> None:

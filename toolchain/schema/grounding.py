@@ -257,47 +257,37 @@ def ground_grammar(grammar: Grammar, specs: list[GroundSpec], text: str) -> Grou
 
 @dataclass(frozen=True)
 class SourceExport:
-    """A grammar to export with a source's grounding in it, as far as the target can carry it.
-
-    ``grammar``: grounded numbers are the source's numbers (plain alternatives, every dialect
-    reads them); grounded strings are, where ``substrings`` names them, a placeholder literal
-    that the export writes as the target's substring constraint over the ``chunks`` (the
-    source's words, JSON-escaped); else still the ordinary string grammar. The pointers say what
-    is carried: ``strings``/``numbers`` held to the source, ``loose`` strings not held to it,
-    ``bounds`` strings whose ``minLength``/``maxLength`` the substring constraint does not carry.
-    """
+    """A grammar to export with a source's grounding in it, for a target with a substring
+    constraint: grounded numbers are the source's numbers (plain alternatives); each grounded
+    string is a placeholder literal (a key of ``substrings``) that the export writes as the
+    target's substring constraint over the chunks (the source's words, JSON-escaped). The
+    pointers: ``strings``/``numbers`` held to the source, ``bounds`` the strings whose
+    ``minLength``/``maxLength`` the substring constraint does not carry."""
 
     grammar: Grammar
     substrings: dict[str, tuple[str, ...]]
     strings: tuple[str, ...]
     numbers: tuple[str, ...]
-    loose: tuple[str, ...]
     bounds: tuple[str, ...]
 
 
 SUBSTRING_PLACEHOLDER = "\x01gramwright-substring-{}\x01"
 
 
-def export_grounding(
-    grammar: Grammar, specs: list[GroundSpec], text: str, *, substrings: bool
-) -> SourceExport:
-    """``grammar`` with the grounding ``text`` gives, for an export (see :class:`SourceExport`);
-    ``substrings``: the target has a substring constraint."""
+def export_grounding(grammar: Grammar, specs: list[GroundSpec], text: str) -> SourceExport:
+    """``grammar`` with the grounding ``text`` gives, for a target with a substring constraint
+    (see :class:`SourceExport`)."""
     rules = dict(grammar.rules)
     chunks = tuple(json_escape_text(c) for c in word_chunks(text))
     placeholders: dict[str, tuple[str, ...]] = {}
     strings: list[str] = []
     numbers: list[str] = []
-    loose: list[str] = []
     bounds: list[str] = []
     found: list[SourceNumber] | None = None
     for spec in specs:
         if spec.rule not in rules:
             continue
         if spec.kind == "string":
-            if not substrings:
-                loose.append(spec.pointer)
-                continue
             marker = SUBSTRING_PLACEHOLDER.format(len(placeholders))
             placeholders[marker] = chunks
             rules[spec.rule] = seq(literal('"'), literal(marker), literal('"'))
@@ -315,12 +305,7 @@ def export_grounding(
         rules[spec.rule] = alt(*(literal(t) for t in dict.fromkeys(texts))) if texts else NOTHING
         numbers.append(spec.pointer)
     return SourceExport(
-        Grammar(rules, grammar.root),
-        placeholders,
-        tuple(strings),
-        tuple(numbers),
-        tuple(loose),
-        tuple(bounds),
+        Grammar(rules, grammar.root), placeholders, tuple(strings), tuple(numbers), tuple(bounds)
     )
 
 

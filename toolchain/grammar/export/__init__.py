@@ -39,7 +39,8 @@ REQUEST_TARGETS = ("vllm-request", "sglang-request", "llamacpp-request")
 TARGETS = TEXT_TARGETS + REQUEST_TARGETS
 # The targets with a substring constraint both peers load: llguidance's and XGrammar's Lark
 # readers take ``%regex {"substring_chunks": [...]}``. XGrammar's EBNF has ``Substring(...)``, but
-# the GBNF the other targets write is also read by llama.cpp and llguidance, which do not know it.
+# the GBNF the other targets write is also read by llama.cpp and llguidance, which do not know it:
+# there a grounded string is the source's automaton written out as rules.
 SUBSTRING_TARGETS = ("lark", "llamacpp-lark")
 # The dialect a text target is written in (what vLLM's detector must conclude).
 DIALECTS = {"gbnf": "gbnf", "lark": "lark", "llamacpp-lark": "lark"}
@@ -55,16 +56,16 @@ class Export:
 
 @dataclass(frozen=True)
 class SourceGrounding:
-    """A source's grounding built into the grammar to export (``schema.grounding.export_grounding``):
-    ``substrings`` maps each placeholder literal of the grammar to the chunks (the source's words,
-    JSON-escaped) whose runs the member may take (only for :data:`SUBSTRING_TARGETS`); the pointers
-    say what the export holds to the source (``strings``, ``numbers``), what it does not
-    (``loose``) and whose length bounds it leaves to validation (``bounds``)."""
+    """A source's grounding built into the grammar to export. ``substrings`` (only for
+    :data:`SUBSTRING_TARGETS`) maps each placeholder literal of the grammar to the chunks (the
+    source's words, JSON-escaped) whose runs the member may take; without it the grounded strings
+    are in the grammar as rules (the source's automaton). The pointers say what the export holds
+    to the source (``strings``, ``numbers``) and whose length bounds it leaves to validation
+    (``bounds``)."""
 
     substrings: dict[str, tuple[str, ...]]
     strings: tuple[str, ...] = ()
     numbers: tuple[str, ...] = ()
-    loose: tuple[str, ...] = ()
     bounds: tuple[str, ...] = ()
 
 
@@ -83,7 +84,7 @@ def export_grammar(
     grounding it carries is in the text and the notes say what is and is not (see
     :func:`grounding_notes`)."""
     if source is not None and source.substrings and target not in SUBSTRING_TARGETS:
-        raise ValueError(f"{target} has no substring constraint; export the strings as ordinary ones")
+        raise ValueError(f"{target} has no substring constraint: export with_source's grammar instead")
     exported = _export(grammar, target, schema, approximations, model)
     if source is not None and source.substrings:
         exported = Export(target, _substituted(exported.text, source, target), None, exported.notes)
@@ -117,36 +118,30 @@ def grounding_notes(target: str, grounded: Sequence[str], source: SourceGroundin
         return ", ".join(p or "/" for p in pointers)
 
     if source is None:
-        how = (
-            "compile with --source FILE to build the source's values in: its numbers for every "
-            f"target, its substrings for {' and '.join(SUBSTRING_TARGETS)}"
-            if target not in SUBSTRING_TARGETS
-            else "compile with --source FILE to build the source's values in"
-        )
         return [
             f"x-grounded members ({where(grounded)}) are exported as ordinary strings/numbers: no "
             "source is built in, so a server can write values that are not in the source text; "
-            f"check each value against the source after generation, or {how}"
+            "check each value against the source after generation, or compile with --source FILE "
+            "to build the source's values in"
         ]
     notes = []
     if source.numbers:
         notes.append(f"x-grounded numbers ({where(source.numbers)}) take only the source's numbers")
-    if source.strings:
+    if source.strings and source.substrings:
         notes.append(
             f"x-grounded strings ({where(source.strings)}) take only runs of the source's words "
             '(%regex {"substring_chunks": …}: llguidance and XGrammar\'s Lark reader)'
         )
-    if source.bounds:
+    elif source.strings:
         notes.append(
-            f"the length bounds of x-grounded strings ({where(source.bounds)}) are not in the "
-            "substring constraint: validation checks them"
+            f"x-grounded strings ({where(source.strings)}) take only runs of the source's words, "
+            "written out as rules (the source's suffix automaton: the text grows with the source; "
+            f"{' and '.join(SUBSTRING_TARGETS)} write it as one substring constraint)"
         )
-    if source.loose:
+    if source.bounds:
+        how = "the substring constraint does not carry them" if source.substrings else "too many to write out"
         notes.append(
-            f"x-grounded strings ({where(source.loose)}) are exported as ordinary strings: {target} "
-            "has no substring constraint that every reader of its text loads, so a server can write "
-            f"values that are not in the source; check them after generation, or export to "
-            f"{' or '.join(SUBSTRING_TARGETS)}"
+            f"the length bounds of x-grounded strings ({where(source.bounds)}) are left to validation ({how})"
         )
     return notes
 
