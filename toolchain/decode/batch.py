@@ -86,10 +86,23 @@ class BatchRun:
     mask_fill_s: float = 0.0  # writing the rows' bitsets (the engines' masks, cold or cached)
     mask_wait_s: float = 0.0  # … of which the loop waited for after the forward pass
     mask_apply_s: float = 0.0  # unpacking the bitset, clipped mass, masked_fill, sampling
+    # per decode step (prefills of joining rows excluded): rows in the batch, tokens the step
+    # added (sampled and forced), seconds from the forward pass to the tokens chosen
+    decode_steps: list[tuple[int, int, float]] = field(default_factory=list)
+    batch_size: int = 0
 
     @property
     def tokens(self) -> int:
         return sum(len(r.steps) for r in self.results)
+
+    def full_batch_tokens_per_s(self) -> float:
+        """Tokens per second over the decode steps that ran with the batch full: what the masks
+        cost per step at a given occupancy. The whole run's tokens/s also depends on how long the
+        outputs are (a short output pays its prompt's prefill over fewer tokens, and a batch
+        drains as its last rows finish), which differs between constrained and free text."""
+        full = [(made, s) for rows, made, s in self.decode_steps if rows == self.batch_size]
+        seconds = sum(s for _made, s in full)
+        return round(sum(made for made, _s in full) / seconds, 2) if seconds else 0.0
 
     def summary(self) -> dict[str, Any]:
         fill = self.mask_fill_s
@@ -105,6 +118,8 @@ class BatchRun:
             # worker's hand-off on a loaded machine) hides nothing, and shows in mask_wait_s
             "mask_overlapped": round(max(0.0, fill - self.mask_wait_s) / fill, 3) if fill else 0.0,
             "mask_apply_s": round(self.mask_apply_s, 3),
+            "full_batch_steps": sum(1 for rows, _m, _s in self.decode_steps if rows == self.batch_size),
+            "full_batch_tokens_per_s": self.full_batch_tokens_per_s(),
             "mask_share_of_step": round((self.mask_wait_s + self.mask_apply_s) / self.elapsed_s, 4)
             if self.elapsed_s
             else 0.0,
@@ -197,7 +212,7 @@ def generate_batch(
     pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     waiting = deque(enumerate(requests))
     results: list[GenerationResult | None] = [None] * len(requests)
-    run = BatchRun([])
+    run = BatchRun([], batch_size=min(batch_size, len(requests)))
     active: list[_Row] = []
     kv = _new_rows()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gramwright-masks") if overlap else None
@@ -234,7 +249,10 @@ def generate_batch(
                 bits, fill_s = _timed_fill(active, words)
                 run.mask_wait_s += fill_s
             run.mask_fill_s += fill_s
+            before = sum(len(row.steps) for row in active)
             _choose(run, active, logits, bits, eos_ids, tokenizer)
+            made = sum(len(row.steps) for row in active) - before
+            run.decode_steps.append((len(active), made, time.perf_counter() - t0))
             _retire(active, kv, results, tokenizer)
     finally:
         if pool is not None:
