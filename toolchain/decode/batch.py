@@ -1,9 +1,12 @@
-"""Batched generation: many requests (different prompts and grammars) share each forward pass.
+"""The generation loop: many requests (different prompts and grammars) share each forward pass.
+
+The only loop: ``generate.generate`` runs one request as a batch of one through
+``generate_batch`` (overlap off), so a request alone and a row of a batch take the same steps.
 
 Continuous batching: up to ``batch_size`` requests are in the batch at once; a request that ends
 leaves at once and the next waiting one joins (``kv_rows.py``: its prompt is prefilled on its own
 and its keys copied into the shared cache). Each row has its own matcher, budget, sampling
-parameters, seed, fast-forward and step callback; the result per request is the single loop's
+parameters, seed, fast-forward and step callback; the result per request is a
 ``GenerationResult`` (finish reason, budget close, clipped mass, metrics).
 
 Masks, per step: every row's bitset is written into one ``(rows, ceil(V/32))`` int32 array (the
@@ -14,10 +17,13 @@ softmax. Only the 6 KB bitset per row crosses to a GPU, never a vocabulary-wide 
 Overlap (``overlap=True``): the next step's masks depend only on tokens already chosen, so a
 worker thread fills the bitset while the forward pass runs (torch releases the GIL inside its
 kernels; on a GPU the forward is asynchronous anyway). ``BatchRun`` reports how long the masks
-took and how much of it the forward pass hid.
+took and how much of it the forward pass hid. A step's ``mask_us`` counts the row's fill that
+the loop waited for (all of it without overlap), its share of applying the masks, and the
+budget's checks.
 
-Greedy outputs equal the single loop's row by row (``tests/decode/test_batch.py``) as long as the
-model's numbers do: padded columns are masked, positions are per row.
+Greedy outputs equal a plain decode's row by row, alone or batched
+(``tests/decode/test_batch_model.py``), as long as the model's numbers do: padded columns are
+masked, positions are per row.
 """
 
 from __future__ import annotations
@@ -129,6 +135,9 @@ class _Row:
         self.feed: list[int] = []
         self.finish: str | None = None
         self.closing_at: int | None = None
+        # the step's fill of this row's mask that the loop waited for (all of it unless the
+        # fill ran beside the forward pass): part of the step's ``mask_us``
+        self.mask_wait_s = 0.0
         self.started = time.perf_counter()
         self.hits0 = engine.masks.hits if engine else 0
         self.miss0 = engine.masks.misses if engine else 0
@@ -144,6 +153,7 @@ def fill_bitmask(rows: Sequence[_Row], words: int) -> npt.NDArray[np.int32]:
     one ``(rows, words)`` int32 array; all bits for a row without a grammar."""
     out = np.empty((len(rows), words), dtype=np.int32)
     for r, row in enumerate(rows):
+        t0 = time.perf_counter()
         masker = row.request.masker
         if masker is not None:
             out[r] = 0
@@ -154,6 +164,7 @@ def fill_bitmask(rows: Sequence[_Row], words: int) -> npt.NDArray[np.int32]:
             got = row.matcher.bitmask(budget=False)
             out[r, : got.size] = got
             out[r, got.size :] = 0
+        row.mask_wait_s = time.perf_counter() - t0
     return out
 
 
@@ -207,6 +218,9 @@ def generate_batch(
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
                 row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids)
+                if logits is None:  # forced text completed the output: no forward pass, no row
+                    results[index] = _result(row, tokenizer)
+                    continue
                 run.forward_passes += 1
                 active.append(row)
                 _choose(run, [row], logits, fill_bitmask([row], words), eos_ids, tokenizer)
@@ -229,7 +243,11 @@ def generate_batch(
             t1 = time.perf_counter()
             if pending is not None:
                 bits, fill_s = pending.result()
-                run.mask_wait_s += time.perf_counter() - t1
+                waited = time.perf_counter() - t1
+                run.mask_wait_s += waited
+                share = min(1.0, waited / fill_s) if fill_s > 0 else 0.0
+                for row in active:  # each row's mask_us counts its part of the wait
+                    row.mask_wait_s *= share
             else:
                 bits, fill_s = _timed_fill(active, words)
                 run.mask_wait_s += fill_s
@@ -272,9 +290,10 @@ def _join(
     kv: Any,
     cache_arg: str,
     eos_ids: frozenset[int],
-) -> tuple[_Row, torch.Tensor]:
+) -> tuple[_Row, torch.Tensor | None]:
     """Prefill the request's prompt (and the text its grammar forces first) on its own and add
-    its row to the shared cache; returns the row and its first logits (1, V)."""
+    its row to the shared cache; returns the row and its first logits (1, V), or None (and no
+    forward pass) when the forced text completed the output or left no room."""
     device = next(model.parameters()).device
     input_ids = tokenizer(request.prompt, return_tensors="pt", add_special_tokens=False).input_ids
     max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
@@ -284,11 +303,17 @@ def _join(
     if engine is not None and request.fast_forward:
         row.forced = forced_tokens(engine, tokenizer)
         _append_forced(row)
+    if matcher is not None and matcher.is_terminated():
+        row.finish = "stop"
+    elif len(row.steps) >= max_tokens:
+        row.finish = "length"
+    if row.finish is not None:
+        return row, None
     ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
     t0 = time.perf_counter()
     out = model(input_ids=ids, use_cache=True)
     row.forward_s.append(time.perf_counter() - t0)
-    kv.join(getattr(out, cache_arg), int(ids.shape[-1]))
+    kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)
     row.feed = []
     return row, out.logits[:, -1]
 
@@ -356,7 +381,7 @@ def _choose(
             masker.consume(token)
         stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
         raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
-        mask_us = per_row + (time.perf_counter() - t1) * 1e6 if constrained[r] else None
+        mask_us = per_row + (time.perf_counter() - t1 + row.mask_wait_s) * 1e6 if constrained[r] else None
         row.trace(StepTrace(token, raw, mass, mask_us, closing))
         row.feed = []
         if token in stop_ids:
