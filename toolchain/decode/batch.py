@@ -18,8 +18,8 @@ Overlap (``overlap=True``): the next step's masks depend only on tokens already 
 worker thread fills the bitset while the forward pass runs (torch releases the GIL inside its
 kernels; on a GPU the forward is asynchronous anyway). ``BatchRun`` reports how long the masks
 took and how much of it the forward pass hid. A step's ``mask_us`` counts the row's fill that
-the loop waited for (all of it without overlap), its share of applying the masks, and the
-budget's checks.
+the loop waited for (all of it without overlap), its share of the unpacking, and the budget's
+checks.
 
 Greedy outputs equal a plain decode's row by row, alone or batched
 (``tests/decode/test_batch_model.py``), as long as the model's numbers do: padded columns are
@@ -342,6 +342,10 @@ def _choose(
     t0 = time.perf_counter()
     width = int(logits.shape[-1])
     blocked = blocked_rows(words, width, logits.device)
+    # a step's mask_us is what bench.e2e compares with the peers' fill and unpack: the row's
+    # fill the loop waited for, its share of this unpack, and the budget's checks (not the
+    # clipped mass, masked_fill nor the draw)
+    unpack_us = (time.perf_counter() - t0) * 1e6 / max(len(rows), 1)
     constrained = [row.matcher is not None or row.request.masker is not None for row in rows]
     masses: list[float | None] = [None] * len(rows)
     if any(constrained):
@@ -351,26 +355,27 @@ def _choose(
     masked = logits.masked_fill(blocked, MASK_VALUE)
     greedy = all(row.request.params.temperature <= 0 for row in rows)
     drawn = masked.argmax(dim=-1).tolist() if greedy else None
-    per_row = (time.perf_counter() - t0) * 1e6 / max(len(rows), 1)
     for r, row in enumerate(rows):
-        t1 = time.perf_counter()
         params = row.request.params
+        budget_us = 0.0
         mass, closing = masses[r], False
         matcher, engine = row.matcher, row.request.engine
         if matcher is not None and row.masks is not None and mass is not None:
             if params.truncates and not matcher.every_token_fits():
-                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as the single
-                # loop draws (``generate._draw``), so batched and single sampling share one definition
-                token, mass, closing, _us = _draw(
+                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as
+                # ``generate._draw`` draws, the one definition of a budget-aware draw
+                token, mass, closing, budget_us = _draw(
                     matcher, row.masks, logits[r], blocked[r], mass, params, row.generator
                 )
             else:
                 token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
+                t1 = time.perf_counter()
                 if not matcher.fits(token):
                     token, mass = _close(
                         matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
                     )
                     closing = True
+                budget_us = (time.perf_counter() - t1) * 1e6
             if closing and row.closing_at is None:
                 row.closing_at = len(b"".join(s.text for s in row.steps))
             matcher.consume(token)
@@ -381,7 +386,7 @@ def _choose(
             masker.consume(token)
         stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
         raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
-        mask_us = per_row + (time.perf_counter() - t1 + row.mask_wait_s) * 1e6 if constrained[r] else None
+        mask_us = unpack_us + budget_us + row.mask_wait_s * 1e6 if constrained[r] else None
         row.trace(StepTrace(token, raw, mass, mask_us, closing))
         row.feed = []
         if token in stop_ids:

@@ -9,9 +9,10 @@ cap (``_room``), the budget-aware draw (``_draw``, ``_close``), the metrics, and
 
 Our own loop rather than ``model.generate`` so that every step can report its mask time and the
 clipped probability mass, EOS is decided by the grammar, and truncation is explicit
-(``finish_reason = "length"``). A step's ``mask_us`` is the row's mask work the loop waited for:
-filling its bitset (all of it when not overlapped with the forward pass), its share of unpacking
-and applying the batch's masks, and the budget's checks.
+(``finish_reason = "length"``). A step's ``mask_us`` is the mask work the loop waited for:
+filling the row's bitset (all of it when not overlapped with the forward pass), its share of
+unpacking the batch's bitsets to the blocked-token tensor, and the budget's checks; not the
+clipped mass, the ``masked_fill`` nor the draw (``bench/e2e_fresh.py`` times the peers so).
 
 Fast-forward (``fast_forward=True``, the default under a grammar): where the grammar forces the
 next bytes, their tokens (``forced.py``) are appended without sampling and fed to the model in
