@@ -155,7 +155,7 @@ class BatchScreen(Screen[None]):
         done = read_done(output)
         self.post_message(BatchStarted(run_id, len(inputs), [metrics_row(r) for r in done]))
         app = self.gw
-        view = app._compiled_for(text)
+        view = app.schema_screen.compiled_for(text)
 
         def on_row(_item: Any, row: dict[str, Any]) -> None:
             spans = row.get("grounded") or []
@@ -168,7 +168,7 @@ class BatchScreen(Screen[None]):
             # the row's source when the schema has grounded members (`gramwright extract`'s rule)
             return item.source if view.loaded.grounded else None
 
-        lock: threading.Lock = app._sample_lock
+        lock: threading.Lock = app.sample_lock
         try:
             with lock:
                 backend = self.backend or GeneratorBackend(app.sampler.generator)
@@ -242,7 +242,7 @@ class BatchScreen(Screen[None]):
         self.refresh_bindings()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             done = worker.result

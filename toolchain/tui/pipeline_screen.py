@@ -178,10 +178,10 @@ class PipelineScreen(Screen[None]):
                 raise SampleCancelled()
 
         app = self.gw
-        view = app._compiled_for(text)
+        view = app.schema_screen.compiled_for(text)
         # grounded members copy from the prompt, as `gramwright generate` does without --source
         source = prompt if view.loaded.grounded else None
-        lock: threading.Lock = app._sample_lock
+        lock: threading.Lock = app.sample_lock
         with lock:
             backend = self.backend or GeneratorBackend(app.sampler.generator)
             result = run(view.loaded, prompt, backend=backend, on_attempt=on_attempt, source_text=source)
@@ -263,7 +263,7 @@ class PipelineScreen(Screen[None]):
         self.workers.cancel_group(self, "pipeline")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             done = worker.result
