@@ -142,6 +142,9 @@ model wanted anyway; dark red ones were forced by the grammar.
 
 At the end: the finish reason (`stop`, or `length` when the token budget ran out: the JSON is then
 truncated and not parsed), the metrics, and the schema validation of the result.
+
+A schema with `x-grounded` members copies their values from the prompt (as `gramwright generate`
+without `--source`); each grounded value is listed with its line:column in the prompt.
 """,
     ),
     "review": HelpTopic(

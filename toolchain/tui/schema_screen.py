@@ -72,6 +72,7 @@ class _Checked:
 class _Sampled:
     run: int
     outcome: SampleOutcome
+    source: str | None = None  # the text grounded values were copied from (None: not grounded)
 
 
 # every widget the worker-result handler may touch
@@ -263,7 +264,7 @@ class SchemaScreen(Screen[None]):
         elif isinstance(result, _Checked):
             self.check_panel.show_verdict(result.verdict, result.view)
         elif isinstance(result, _Sampled) and result.run == self._sample_run:
-            self.sample_panel.finish(result.outcome)
+            self.sample_panel.finish(result.outcome, result.source)
 
     def _failed(self, group: str) -> None:
         line = self.error_bar.records[-1].message
@@ -352,10 +353,13 @@ class SchemaScreen(Screen[None]):
         progress("waiting for the previous run to stop" if lock.locked() else "compiling")
         with lock:
             view = self.compiled_for(text)
+            # grounded members copy from the prompt, as `gramwright generate` does without --source
+            source = prompt if view.loaded.grounded else None
+            loaded = view.loaded if source is None else view.loaded.with_source(source)
             outcome = self.gw.sampler.run(
-                view.loaded, prompt, max_tokens=max_tokens, progress=progress, on_token=on_token
+                loaded, prompt, max_tokens=max_tokens, progress=progress, on_token=on_token
             )
-        return _Sampled(run, outcome)
+        return _Sampled(run, outcome, source)
 
     @on(SampleProgress)
     def _sample_progress(self, event: SampleProgress) -> None:
