@@ -249,7 +249,7 @@ def generate_cmd(
         typer.echo(common.dump_json(result.to_dict()), nl=False)
     else:
         typer.echo("" if echo_tokens else result.text)
-        for line in render.stderr_lines(result, max_tokens):
+        for line in render.stderr_lines(result, max_tokens, source.source_text):
             typer.echo(line, err=True)
     raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
 
