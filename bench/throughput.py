@@ -15,7 +15,10 @@ Modes (``--modes``), through the same loop, interleaved repetition by repetition
 
 Reported per batch size and mode: tokens/s (median over repetitions), p50/p95 latency per
 request, forward passes per output token, the masks' share of the loop's time and how much of
-the mask work the forward pass hid (``mask_overlapped``). Ratios to unconstrained per row.
+the mask work the forward pass hid (``mask_overlapped``). Ratios to unconstrained per row, for the
+whole run and for the decode steps with the batch full (``full_batch_*``): constrained outputs are
+shorter and end at different steps, so the whole run's ratio also measures prefills spread over
+fewer tokens and a draining batch; the full-batch ratio is the masks' cost at equal occupancy.
 
     python -m bench.throughput --json [--device auto|cpu|cuda] [--batch-sizes 1,4,16,32]
         [--reps 3] [--max-tokens 128] [--kinds po,mixed,edit] [--modes ...] [--threads N]
@@ -214,7 +217,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 )
                 per_mode[mode].append(got)
                 print(
-                    f"batch {batch} rep {rep + 1} {mode}: {got.summary()['tokens_per_s']} tok/s",
+                    f"batch {batch} rep {rep + 1} {mode}: {got.summary()['tokens_per_s']} tok/s, "
+                    f"full batch {got.full_batch_tokens_per_s()} tok/s",
                     file=sys.stderr,
                 )
         if "ours" in per_mode and "ours-ff" in per_mode:
@@ -233,9 +237,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if "unconstrained" in per_mode
             else None
         )
+        full_base = (
+            statistics.median(r.full_batch_tokens_per_s() for r in per_mode["unconstrained"])
+            if "unconstrained" in per_mode
+            else None
+        )
         for mode, runs in per_mode.items():
             summaries = [r.summary() for r in runs]
             tps = statistics.median(s["tokens_per_s"] for s in summaries)
+            full = statistics.median(r.full_batch_tokens_per_s() for r in runs)
             latencies = [r.metrics["elapsed_s"] for one in runs for r in one.results]
             steps = [len(r.steps) for one in runs for r in one.results]
             table.append(
@@ -245,6 +255,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "requests": count,
                     "tokens_per_s": tps,
                     "vs_unconstrained": round(tps / base, 3) if base else None,
+                    # the steps with every slot of the batch busy: the masks' cost at equal
+                    # occupancy (the whole run's figure also carries the outputs' lengths)
+                    "full_batch_tokens_per_s": full,
+                    "full_batch_vs_unconstrained": round(full / full_base, 3) if full_base else None,
+                    "full_batch_steps": statistics.median(s["full_batch_steps"] for s in summaries),
                     "latency_s_p50": round(_percentile(latencies, 50), 3),
                     "latency_s_p95": round(_percentile(latencies, 95), 3),
                     "tokens_per_request_mean": round(sum(steps) / len(steps), 1),

@@ -100,3 +100,21 @@ def test_extract_grounds_each_row_in_its_source(tmp_path: Path) -> None:
     spans = {r["id"]: {g["pointer"]: (g["start"], g["end"]) for g in r["grounded"]} for r in results}
     assert spans["1"] == {"/name": (0, 11), "/city": (17, 24), "/age": (13, 15)}
     assert spans["2"] == {"/name": (0, 10), "/city": (12, 19)}
+
+
+def test_generate_lists_each_grounded_value_with_its_line_and_column() -> None:
+    from gramwright.cli.render.generate import grounded_line
+    from gramwright.positions import LineIndex
+    from gramwright.schema.grounding import grounded_values
+
+    schema = json.loads(Path(CONTACT).read_text(encoding="utf-8"))
+    source = "From: Maria Lopez\nAge 34, Seville (Seville office)\n"
+    value = {"name": "Maria Lopez", "city": "Seville", "age": 34, "email": "maria@x"}
+    index = LineIndex(source)
+    lines = [grounded_line(g, index) for g in grounded_values(value, schema, source)]
+    assert lines == [
+        "grounded /name: 'Maria Lopez' at characters 6-17 of the source (line 1, column 7)",
+        "grounded /city: 'Seville' at characters 26-33 of the source (line 2, column 9), the first of 2",
+        "grounded /age: 34 at characters 22-24 of the source (line 2, column 5)",
+        "grounded /email: 'maria@x' NOT in the source",
+    ]

@@ -40,11 +40,56 @@ def cases() -> list[tuple[str, GrammarEngine | None]]:
     return [(c.prompt, c.engine) for c in built] + [(built[0].prompt, None)]
 
 
-def test_batched_greedy_outputs_equal_single_ones_row_by_row() -> None:
+def reference_greedy(prompt: str, engine: GrammarEngine | None, max_tokens: int) -> list[int]:
+    """Greedy decoding written apart from the loop under test: the model's own cache, no
+    attention mask nor positions, every step's logits restricted to the budget-narrowed mask's
+    token ids (``Matcher.allowed_token_ids``: what the loop's greedy draw amounts to), the
+    argmax taken."""
+    import numpy as np
+    import torch
+
+    from gramwright.decode.generate import _cache_argument
+
+    lm, vocab = loaded()
+    model, tokenizer = lm.model, lm.tokenizer
+    cache_arg = _cache_argument(model)
+    matcher = engine.matcher(max_tokens) if engine is not None else None
+    feed = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids
+    past: Any = None
+    out: list[int] = []
+    with torch.inference_mode():
+        while len(out) < max_tokens:
+            step = model(input_ids=feed, use_cache=True, **{cache_arg: past})
+            past = getattr(step, cache_arg)
+            logits = step.logits[0, -1]
+            if matcher is not None:
+                allowed = torch.from_numpy(matcher.allowed_token_ids().astype(np.int64))
+                token = int(allowed[logits[allowed].argmax()])
+                matcher.consume(token)
+            else:
+                token = int(logits.argmax())
+            if token in vocab.eos_ids:
+                break
+            out.append(token)
+            if matcher is not None and matcher.is_terminated():
+                break
+            feed = torch.tensor([[token]])
+    return out
+
+
+def test_greedy_outputs_equal_a_plain_decode_alone_and_batched_row_by_row() -> None:
+    """``generate`` (a batch of one) and rows of a batch that others join and leave both give
+    the plain decode's tokens, fast-forward off. The rows: three of bench.throughput's twenty PO
+    requests (the other seventeen are the same schema and instructions over other orders; all
+    of them cost minutes on two cores), its mixed and edit cases, one unconstrained row."""
     lm, vocab = loaded()
     rows = cases()
     # a few tokens past each grammar's shortest output: the budget closes some rows, as in use
     budgets = [max(40, (engine.shortest_output() or 0) + 4) if engine else 40 for _, engine in rows]
+    plain = [
+        reference_greedy(prompt, engine, budget)
+        for (prompt, engine), budget in zip(rows, budgets, strict=True)
+    ]
     single = [
         generate(
             lm.model,
@@ -64,10 +109,12 @@ def test_batched_greedy_outputs_equal_single_ones_row_by_row() -> None:
     # fewer slots than requests: rows leave and join while others are mid-way
     run = generate_batch(lm.model, lm.tokenizer, requests, batch_size=3, eos_ids=vocab.eos_ids)
     assert len(run.results) == len(rows)
-    for i, (one, batched) in enumerate(zip(single, run.results, strict=True)):
-        assert batched.token_ids == one.token_ids, f"row {i}"
+    for i, (tokens, one, batched) in enumerate(zip(plain, single, run.results, strict=True)):
+        assert one.token_ids == tokens, f"row {i} alone"
+        assert batched.token_ids == tokens, f"row {i} batched"
         assert batched.text == one.text and batched.finish_reason == one.finish_reason, f"row {i}"
         assert batched.closing_offset == one.closing_offset, f"row {i}"
+    assert any(r.closing_offset is not None for r in single)  # the budget's draw was exercised
     assert run.forward_passes < sum(len(r.steps) for r in single)  # rows shared forward passes
 
 
@@ -120,3 +167,51 @@ def test_logits_processor_masks_each_row_of_a_batched_generate() -> None:
     for row in out[:, enc.input_ids.shape[-1] :].tolist():
         text = b"".join(vocab.token_bytes[t] for t in row if t not in vocab.eos_ids and t != tok.pad_token_id)
         assert text.decode() in ("Answer: yes", "Answer: no")
+
+
+class SlowMasker:
+    """A masker that allows every token and takes 20 ms to say so (a cold grammar state)."""
+
+    def fill(self, words: Any, row: int) -> None:
+        import time
+
+        time.sleep(0.02)
+        words[row] = -1
+
+    def consume(self, token: int) -> None:
+        pass
+
+    def is_terminated(self) -> bool:
+        return False
+
+
+def test_a_steps_mask_time_counts_the_fill_the_loop_waited_for() -> None:
+    lm, vocab = loaded()
+    prompt = cases()[0][0]
+    request = BatchRequest(prompt, None, max_tokens=3, masker=SlowMasker())
+    inline = generate_batch(lm.model, lm.tokenizer, [request], overlap=False, eos_ids=vocab.eos_ids)
+    steps = inline.results[0].steps
+    assert len(steps) == 3 and all(s.mask_us is not None and s.mask_us >= 20_000 for s in steps)
+    # overlapped: each step counts what the loop waited for, never more than the fill took
+    side = generate_batch(lm.model, lm.tokenizer, [request], overlap=True, eos_ids=vocab.eos_ids)
+    waited_us = sum(s.mask_us or 0.0 for s in side.results[0].steps)
+    assert waited_us <= sum(s.mask_us or 0.0 for s in steps) + 20_000
+    assert side.mask_wait_s <= side.mask_fill_s + 0.02
+
+
+def test_a_fully_forced_output_takes_no_forward_pass() -> None:
+    lm, vocab = loaded()
+    engine = GrammarEngine(Grammar({"root": literal('{"answer": "yes"}')}), vocab)
+    result = generate(lm.model, lm.tokenizer, "Answer.", engine=engine, max_tokens=32, eos_ids=vocab.eos_ids)
+    assert result.text == '{"answer": "yes"}' and result.finish_reason == "stop"
+    assert all(s.forced for s in result.steps) and result.metrics["forward_passes"] == 0
+    stepwise = generate(
+        lm.model,
+        lm.tokenizer,
+        "Answer.",
+        engine=engine,
+        max_tokens=32,
+        eos_ids=vocab.eos_ids,
+        fast_forward=False,
+    )
+    assert stepwise.text == result.text and stepwise.metrics["forward_passes"] == len(stepwise.steps)

@@ -203,6 +203,16 @@ def test_grounded_values_carry_their_span_in_the_source() -> None:
     assert not grounded_values({"supplier": "nowhere"}, schema, TEXT)[0].found
 
 
+def test_grounded_values_list_a_null_member_without_a_span_only_when_asked() -> None:
+    schema = ground_schema(ORDER)
+    value = json.loads(doc(city=None))
+    assert "/city" not in {g.pointer for g in grounded_values(value, schema, TEXT)}
+    listed = {g.pointer: g for g in grounded_values(value, schema, TEXT, nulls=True)}
+    assert set(listed) == {"/supplier", "/qty", "/price", "/items/0", "/city"}
+    assert (listed["/city"].value, listed["/city"].found, listed["/city"].occurrences) == (None, False, 0)
+    assert listed["/supplier"] == grounded_values(value, schema, TEXT)[0]
+
+
 def test_random_walks_over_grounded_schemas() -> None:
     spec = importlib.util.spec_from_file_location("grounded_soundness", BENCH)
     assert spec and spec.loader

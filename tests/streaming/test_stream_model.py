@@ -69,7 +69,25 @@ def test_the_events_agree_with_the_result() -> None:
     end = events[-1]
     assert end["event"] == "end" and end["finish_reason"] == "stop" and end["complete"]
     assert end["result"] == result.to_dict() and end["open"] == []
+    assert result.metrics["fast_forward"] and result.metrics["forced_tokens"] > 0  # the default
     json.dumps(events)
+
+
+def test_fast_forward_off_streams_every_token_from_its_own_forward_pass() -> None:
+    events: list[dict[str, Any]] = []
+    result = stream_generation(
+        source(),
+        "Four people travel to Bern with a dog.",
+        events.append,
+        generator=generator(),
+        sampling=SamplingOptions(max_tokens=40),
+        fast_forward=False,  # ``generate --stream --no-fast-forward``
+    )
+    assert result is not None
+    m = result.metrics
+    assert m["fast_forward"] is False and m["forced_tokens"] == 0
+    assert m["forward_passes"] == result.tokens  # no token rode along with a sampled one
+    assert len([e for e in events if e["event"] == "token"]) == result.tokens
 
 
 def test_a_timeout_ends_the_stream_with_what_was_final() -> None:

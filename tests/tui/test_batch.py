@@ -60,3 +60,28 @@ async def test_cancel_half_way_then_resume_without_duplicates(tmp_path: Path) ->
         text = screen_text(app)
         assert "rows                    6" in text and "status                  ok 6" in text
         assert "attempts histogram      1: 6" in text
+
+
+async def test_a_grounded_schema_copies_from_each_rows_text(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    schema = tmp_path / "contact.json"
+    schema.write_text((examples / "contact_grounded.json").read_text(encoding="utf-8"), encoding="utf-8")
+    texts = {"r1": "Anna Lee, 34, lives in Lyon.", "r2": "Anna Lee is 34; no city given."}
+    source = tmp_path / "notes.jsonl"
+    source.write_text(
+        "".join(json.dumps({"id": k, "text": v}) + "\n" for k, v in texts.items()), encoding="utf-8"
+    )
+    answer = {"name": "Anna Lee", "city": "Lyon", "age": 34, "email": None}
+    app = GramwrightApp(schema, pipeline_backend=ScriptedBackend.of(json.dumps(answer)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.show_workspace("batch")
+        assert isinstance(screen, BatchScreen)
+        await pilot.pause()
+        await pilot.press(*str(source), "enter")
+        await wait_for(pilot, lambda: "done:" in screen_text(app), 60.0)
+        rows = {r["id"]: r for r in map(json.loads, (tmp_path / "notes.out.jsonl").read_text().splitlines())}
+        # the spans are each row's own: "Lyon" is in r1's text, not in r2's
+        spans = {rid: {g["pointer"]: g["start"] for g in row["grounded"]} for rid, row in rows.items()}
+        assert spans["r1"] == {"/name": 0, "/city": texts["r1"].index("Lyon"), "/age": 10}
+        assert spans["r2"] == {"/name": 0, "/city": None, "/age": texts["r2"].index("34")}
+        assert "last row: r2 · ok · layer 1 · grounded 2/3 in its source" in screen_text(app)

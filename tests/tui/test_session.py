@@ -175,3 +175,23 @@ def test_outcome_text_says_what_generation_changed() -> None:
     metrics = {"tokens_per_s": 20.0, "ms_per_token": 50.0, "closed_objects": 2, "prompt_note": note}
     plain = outcome_text(SampleOutcome("{}", "stop", 2, metrics, "m", None)).plain
     assert "objects closed while generating: 2" in plain and f"note: {note}" in plain
+
+
+def test_outcome_text_places_each_grounded_value_in_the_prompt() -> None:
+    import json
+
+    from gramwright.schema.grounding import grounded_values
+
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "docs/examples/contact_grounded.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    prompt = "Note: Maria Lopez, 34, from Seville."
+    document = {"name": "Maria Lopez", "city": "Sevilla", "age": 34, "email": None}
+    found = grounded_values(document, schema, prompt)
+    outcome = SampleOutcome(json.dumps(document), "stop", 20, {}, "m", None, grounded=found)
+    plain = outcome_text(outcome, prompt).plain
+    assert 'grounded /name  "Maria Lopez"  at 1:7-1:17' in plain
+    assert "grounded /age  34  at 1:20-1:21" in plain
+    assert 'grounded /city  "Sevilla"  NOT in the source' in plain

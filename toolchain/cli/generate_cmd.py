@@ -231,6 +231,7 @@ def generate_cmd(
                     constrain=not no_constrain,
                     timeout=timeout,
                     rendering=rendering,
+                    fast_forward=fast_forward,
                 )
             )
         result = generator.run(
@@ -248,7 +249,7 @@ def generate_cmd(
         typer.echo(common.dump_json(result.to_dict()), nl=False)
     else:
         typer.echo("" if echo_tokens else result.text)
-        for line in render.stderr_lines(result, max_tokens):
+        for line in render.stderr_lines(result, max_tokens, source.source_text):
             typer.echo(line, err=True)
     raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
 
@@ -262,6 +263,7 @@ def _stream(
     constrain: bool,
     timeout: float | None,
     rendering: SchemaRendering,
+    fast_forward: bool,
 ) -> int:
     """``--stream``: the events on stdout; the exit code (130 after Ctrl-C, whose end event,
     ``cancelled``, is written first)."""
@@ -279,6 +281,7 @@ def _stream(
             constrain=constrain,
             timeout_s=timeout,
             schema_prompt=rendering,
+            fast_forward=fast_forward,
         )
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -1,9 +1,12 @@
-"""Batched generation: many requests (different prompts and grammars) share each forward pass.
+"""The generation loop: many requests (different prompts and grammars) share each forward pass.
+
+The only loop: ``generate.generate`` runs one request as a batch of one through
+``generate_batch`` (overlap off), so a request alone and a row of a batch take the same steps.
 
 Continuous batching: up to ``batch_size`` requests are in the batch at once; a request that ends
 leaves at once and the next waiting one joins (``kv_rows.py``: its prompt is prefilled on its own
 and its keys copied into the shared cache). Each row has its own matcher, budget, sampling
-parameters, seed, fast-forward and step callback; the result per request is the single loop's
+parameters, seed, fast-forward and step callback; the result per request is a
 ``GenerationResult`` (finish reason, budget close, clipped mass, metrics).
 
 Masks, per step: every row's bitset is written into one ``(rows, ceil(V/32))`` int32 array (the
@@ -14,10 +17,13 @@ softmax. Only the 6 KB bitset per row crosses to a GPU, never a vocabulary-wide 
 Overlap (``overlap=True``): the next step's masks depend only on tokens already chosen, so a
 worker thread fills the bitset while the forward pass runs (torch releases the GIL inside its
 kernels; on a GPU the forward is asynchronous anyway). ``BatchRun`` reports how long the masks
-took and how much of it the forward pass hid.
+took and how much of it the forward pass hid. A step's ``mask_us`` counts the row's fill that
+the loop waited for (all of it without overlap), its share of the unpacking, and the budget's
+checks.
 
-Greedy outputs equal the single loop's row by row (``tests/decode/test_batch.py``) as long as the
-model's numbers do: padded columns are masked, positions are per row.
+Greedy outputs equal a plain decode's row by row, alone or batched
+(``tests/decode/test_batch_model.py``), as long as the model's numbers do: padded columns are
+masked, positions are per row.
 """
 
 from __future__ import annotations
@@ -86,10 +92,23 @@ class BatchRun:
     mask_fill_s: float = 0.0  # writing the rows' bitsets (the engines' masks, cold or cached)
     mask_wait_s: float = 0.0  # … of which the loop waited for after the forward pass
     mask_apply_s: float = 0.0  # unpacking the bitset, clipped mass, masked_fill, sampling
+    # per decode step (prefills of joining rows excluded): rows in the batch, tokens the step
+    # added (sampled and forced), seconds from the forward pass to the tokens chosen
+    decode_steps: list[tuple[int, int, float]] = field(default_factory=list)
+    batch_size: int = 0
 
     @property
     def tokens(self) -> int:
         return sum(len(r.steps) for r in self.results)
+
+    def full_batch_tokens_per_s(self) -> float:
+        """Tokens per second over the decode steps that ran with the batch full: what the masks
+        cost per step at a given occupancy. The whole run's tokens/s also depends on how long the
+        outputs are (a short output pays its prompt's prefill over fewer tokens, and a batch
+        drains as its last rows finish), which differs between constrained and free text."""
+        full = [(made, s) for rows, made, s in self.decode_steps if rows == self.batch_size]
+        seconds = sum(s for _made, s in full)
+        return round(sum(made for made, _s in full) / seconds, 2) if seconds else 0.0
 
     def summary(self) -> dict[str, Any]:
         fill = self.mask_fill_s
@@ -105,6 +124,8 @@ class BatchRun:
             # worker's hand-off on a loaded machine) hides nothing, and shows in mask_wait_s
             "mask_overlapped": round(max(0.0, fill - self.mask_wait_s) / fill, 3) if fill else 0.0,
             "mask_apply_s": round(self.mask_apply_s, 3),
+            "full_batch_steps": sum(1 for rows, _m, _s in self.decode_steps if rows == self.batch_size),
+            "full_batch_tokens_per_s": self.full_batch_tokens_per_s(),
             "mask_share_of_step": round((self.mask_wait_s + self.mask_apply_s) / self.elapsed_s, 4)
             if self.elapsed_s
             else 0.0,
@@ -129,6 +150,9 @@ class _Row:
         self.feed: list[int] = []
         self.finish: str | None = None
         self.closing_at: int | None = None
+        # the step's fill of this row's mask that the loop waited for (all of it unless the
+        # fill ran beside the forward pass): part of the step's ``mask_us``
+        self.mask_wait_s = 0.0
         self.started = time.perf_counter()
         self.hits0 = engine.masks.hits if engine else 0
         self.miss0 = engine.masks.misses if engine else 0
@@ -144,6 +168,7 @@ def fill_bitmask(rows: Sequence[_Row], words: int) -> npt.NDArray[np.int32]:
     one ``(rows, words)`` int32 array; all bits for a row without a grammar."""
     out = np.empty((len(rows), words), dtype=np.int32)
     for r, row in enumerate(rows):
+        t0 = time.perf_counter()
         masker = row.request.masker
         if masker is not None:
             out[r] = 0
@@ -154,6 +179,7 @@ def fill_bitmask(rows: Sequence[_Row], words: int) -> npt.NDArray[np.int32]:
             got = row.matcher.bitmask(budget=False)
             out[r, : got.size] = got
             out[r, got.size :] = 0
+        row.mask_wait_s = time.perf_counter() - t0
     return out
 
 
@@ -197,7 +223,7 @@ def generate_batch(
     pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     waiting = deque(enumerate(requests))
     results: list[GenerationResult | None] = [None] * len(requests)
-    run = BatchRun([])
+    run = BatchRun([], batch_size=min(batch_size, len(requests)))
     active: list[_Row] = []
     kv = _new_rows()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gramwright-masks") if overlap else None
@@ -207,6 +233,9 @@ def generate_batch(
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
                 row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids)
+                if logits is None:  # forced text completed the output: no forward pass, no row
+                    results[index] = _result(row, tokenizer)
+                    continue
                 run.forward_passes += 1
                 active.append(row)
                 _choose(run, [row], logits, fill_bitmask([row], words), eos_ids, tokenizer)
@@ -229,12 +258,19 @@ def generate_batch(
             t1 = time.perf_counter()
             if pending is not None:
                 bits, fill_s = pending.result()
-                run.mask_wait_s += time.perf_counter() - t1
+                waited = time.perf_counter() - t1
+                run.mask_wait_s += waited
+                share = min(1.0, waited / fill_s) if fill_s > 0 else 0.0
+                for row in active:  # each row's mask_us counts its part of the wait
+                    row.mask_wait_s *= share
             else:
                 bits, fill_s = _timed_fill(active, words)
                 run.mask_wait_s += fill_s
             run.mask_fill_s += fill_s
+            before = sum(len(row.steps) for row in active)
             _choose(run, active, logits, bits, eos_ids, tokenizer)
+            made = sum(len(row.steps) for row in active) - before
+            run.decode_steps.append((len(active), made, time.perf_counter() - t0))
             _retire(active, kv, results, tokenizer)
     finally:
         if pool is not None:
@@ -272,9 +308,10 @@ def _join(
     kv: Any,
     cache_arg: str,
     eos_ids: frozenset[int],
-) -> tuple[_Row, torch.Tensor]:
+) -> tuple[_Row, torch.Tensor | None]:
     """Prefill the request's prompt (and the text its grammar forces first) on its own and add
-    its row to the shared cache; returns the row and its first logits (1, V)."""
+    its row to the shared cache; returns the row and its first logits (1, V), or None (and no
+    forward pass) when the forced text completed the output or left no room."""
     device = next(model.parameters()).device
     input_ids = tokenizer(request.prompt, return_tensors="pt", add_special_tokens=False).input_ids
     max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
@@ -284,11 +321,17 @@ def _join(
     if engine is not None and request.fast_forward:
         row.forced = forced_tokens(engine, tokenizer)
         _append_forced(row)
+    if matcher is not None and matcher.is_terminated():
+        row.finish = "stop"
+    elif len(row.steps) >= max_tokens:
+        row.finish = "length"
+    if row.finish is not None:
+        return row, None
     ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
     t0 = time.perf_counter()
     out = model(input_ids=ids, use_cache=True)
     row.forward_s.append(time.perf_counter() - t0)
-    kv.join(getattr(out, cache_arg), int(ids.shape[-1]))
+    kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)
     row.feed = []
     return row, out.logits[:, -1]
 
@@ -317,6 +360,10 @@ def _choose(
     t0 = time.perf_counter()
     width = int(logits.shape[-1])
     blocked = blocked_rows(words, width, logits.device)
+    # a step's mask_us is what bench.e2e compares with the peers' fill and unpack: the row's
+    # fill the loop waited for, its share of this unpack, and the budget's checks (not the
+    # clipped mass, masked_fill nor the draw)
+    unpack_us = (time.perf_counter() - t0) * 1e6 / max(len(rows), 1)
     constrained = [row.matcher is not None or row.request.masker is not None for row in rows]
     masses: list[float | None] = [None] * len(rows)
     if any(constrained):
@@ -326,26 +373,27 @@ def _choose(
     masked = logits.masked_fill(blocked, MASK_VALUE)
     greedy = all(row.request.params.temperature <= 0 for row in rows)
     drawn = masked.argmax(dim=-1).tolist() if greedy else None
-    per_row = (time.perf_counter() - t0) * 1e6 / max(len(rows), 1)
     for r, row in enumerate(rows):
-        t1 = time.perf_counter()
         params = row.request.params
+        budget_us = 0.0
         mass, closing = masses[r], False
         matcher, engine = row.matcher, row.request.engine
         if matcher is not None and row.masks is not None and mass is not None:
             if params.truncates and not matcher.every_token_fits():
-                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as the single
-                # loop draws (``generate._draw``), so batched and single sampling share one definition
-                token, mass, closing, _us = _draw(
+                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as
+                # ``generate._draw`` draws, the one definition of a budget-aware draw
+                token, mass, closing, budget_us = _draw(
                     matcher, row.masks, logits[r], blocked[r], mass, params, row.generator
                 )
             else:
                 token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
+                t1 = time.perf_counter()
                 if not matcher.fits(token):
                     token, mass = _close(
                         matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
                     )
                     closing = True
+                budget_us = (time.perf_counter() - t1) * 1e6
             if closing and row.closing_at is None:
                 row.closing_at = len(b"".join(s.text for s in row.steps))
             matcher.consume(token)
@@ -356,7 +404,7 @@ def _choose(
             masker.consume(token)
         stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
         raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
-        mask_us = per_row + (time.perf_counter() - t1) * 1e6 if constrained[r] else None
+        mask_us = unpack_us + budget_us + row.mask_wait_s * 1e6 if constrained[r] else None
         row.trace(StepTrace(token, raw, mass, mask_us, closing))
         row.feed = []
         if token in stop_ids:

@@ -1,9 +1,18 @@
-"""The generation loop: one forward pass per sampled token with the KV cache, the mask applied per step.
+"""The generation loop's single-request entry point and the pieces every loop step shares.
+
+There is one generation loop, ``decode/batch.py``'s: ``generate`` runs a request as a batch of
+one through it, so a single request and a batched one take the same steps (mask, budget, draw,
+fast-forward, finish). Here: the result types (``StepTrace``, ``GenerationResult``), the context
+cap (``_room``), the budget-aware draw (``_draw``, ``_close``), the metrics, and
+``GrammarLogitsProcessor``, which offers the same masks to users of ``transformers``' own
+``generate``. The engine's bitsets become tensors in ``masking.py`` and ``batch.blocked_rows``.
 
 Our own loop rather than ``model.generate`` so that every step can report its mask time and the
 clipped probability mass, EOS is decided by the grammar, and truncation is explicit
-(``finish_reason = "length"``). ``GrammarLogitsProcessor`` offers the same masks to users of
-``transformers``' own ``generate``. The engine's bitsets become tensors in ``masking.py``.
+(``finish_reason = "length"``). A step's ``mask_us`` is the mask work the loop waited for:
+filling the row's bitset (all of it when not overlapped with the forward pass), its share of
+unpacking the batch's bitsets to the blocked-token tensor, and the budget's checks; not the
+clipped mass, the ``masked_fill`` nor the draw (``bench/e2e_fresh.py`` times the peers so).
 
 Fast-forward (``fast_forward=True``, the default under a grammar): where the grammar forces the
 next bytes, their tokens (``forced.py``) are appended without sampling and fed to the model in
@@ -25,8 +34,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from gramwright.decode.forced import forced_tokens
-from gramwright.decode.masking import tensor_masks
 from gramwright.decode.sampling import (
     MASK_VALUE,
     SamplingParams,
@@ -98,7 +105,6 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-@torch.inference_mode()
 def generate(
     model: Any,
     tokenizer: Any,
@@ -117,104 +123,24 @@ def generate(
     out (``engine/budget.py``), so ``finish_reason`` is always ``stop``. A budget below the
     grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass.
     ``fast_forward``: append the tokens of forced text without sampling (module docstring);
-    False decodes every token step by step."""
-    params = params or SamplingParams()
-    generator = torch.Generator().manual_seed(seed) if seed is not None else None
-    device = next(model.parameters()).device
-    input_ids = tokenizer(prompt, return_tensors="pt", add_special_tokens=False).input_ids.to(device)
-    asked = max_tokens
-    max_tokens = _room(model, int(input_ids.shape[-1]), max_tokens)
-    matcher: Matcher | None = engine.matcher(max_tokens) if engine else None
-    masks = tensor_masks(engine) if engine else None
-    stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
-    token_ids: list[int] = []
-    steps: list[StepTrace] = []
-    forward_s: list[float] = []
-    past: Any = None
-    finish = "length"
-    closing_at: int | None = None  # output bytes before the first token the budget refused
-    hits0 = engine.masks.hits if engine else 0
-    miss0 = engine.masks.misses if engine else 0
-    started = time.perf_counter()
-    forced = forced_tokens(engine, tokenizer) if engine is not None and fast_forward else None
-    cache_arg = _cache_argument(model)
+    False decodes every token step by step.
 
-    def append_forced(feed: list[int]) -> None:
-        """Consume the forced tokens of the matcher's configuration, each a step of its own."""
-        assert matcher is not None and engine is not None and forced is not None
-        for token in forced.tokens(matcher.config)[: max_tokens - len(steps)]:
-            if not matcher.try_consume(token):  # never for a sound budget (``forced.py``)
-                break
-            trace = StepTrace(token, engine.vocab.token_bytes[token], None, None, forced=True)
-            steps.append(trace)
-            token_ids.append(token)
-            feed.append(token)
-            if on_step:
-                on_step(trace)
+    A batch of one through ``decode/batch.py``'s loop, the mask filled after the forward pass:
+    with one row there is no other row's work to hide, and a worker thread's hand-off costs
+    more than a cached mask."""
+    from gramwright.decode.batch import BatchRequest, generate_batch
 
-    feed: list[int] = []
-    if forced is not None:
-        append_forced(feed)
-    next_input = torch.cat([input_ids, torch.tensor([feed], dtype=input_ids.dtype, device=device)], dim=-1)
-    while len(steps) < max_tokens:
-        if matcher is not None and matcher.is_terminated():
-            finish = "stop"  # forced text completed the document
-            break
-        t0 = time.perf_counter()
-        out = model(input_ids=next_input, use_cache=True, **{cache_arg: past})
-        forward_s.append(time.perf_counter() - t0)
-        past = getattr(out, cache_arg)
-        logits = out.logits[0, -1]
-        mask_us = mass = None
-        closing = False
-        if matcher is not None and masks is not None:
-            t1 = time.perf_counter()
-            # the engine's own mask (raises EmptyMaskError with a diagnosis, never a silent EOS);
-            # the budget is checked on the token drawn, below
-            blocked = masks.blocked(matcher, logits.shape[-1], logits.device, budget=False)
-            mask_us = (time.perf_counter() - t1) * 1e6
-            mass = clipped_mass(logits, blocked)
-            token, mass, closing, budget_us = _draw(matcher, masks, logits, blocked, mass, params, generator)
-            mask_us += budget_us
-            if closing and closing_at is None:
-                closing_at = len(b"".join(s.text for s in steps))
-        else:
-            token = sample(logits, params, generator)
-        if matcher is not None:
-            matcher.consume(token)
-        raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
-        trace = StepTrace(token, raw, mass, mask_us, closing)
-        steps.append(trace)
-        if on_step:
-            on_step(trace)
-        if token in stop_ids:
-            finish = "stop"
-            break
-        token_ids.append(token)
-        if matcher is not None and matcher.is_terminated():
-            finish = "stop"  # the grammar allows nothing more: the document is complete
-            break
-        feed = [token]
-        if forced is not None:
-            append_forced(feed)
-        next_input = torch.tensor([feed], device=device)
-    elapsed = time.perf_counter() - started
-    if engine is not None:
-        text = b"".join(s.text for s in steps).decode("utf-8", "replace")
-    else:
-        # without an engine there are no token byte strings; decoding token by token turns a
-        # character split across tokens (most CJK in SmolLM2's vocabulary) into U+FFFD, so the
-        # text is decoded whole (a streamed step's bytes stay per token)
-        text = str(tokenizer.decode(token_ids))
-    metrics = _metrics(steps, forward_s, elapsed, engine, hits0, miss0)
-    metrics["fast_forward"] = forced is not None
-    if max_tokens < asked:  # said, not silent: the context ended the output, not --max-tokens
-        metrics["max_tokens_capped_to"] = max_tokens
-    closing_offset = None
-    if matcher is not None and closing_at is not None:
-        # a character offset into ``text`` (the bytes before it decode whole or with U+FFFD)
-        closing_offset = len(matcher.output[:closing_at].decode("utf-8", "replace"))
-    return GenerationResult(text, token_ids, finish, steps, metrics, closing_offset)
+    request = BatchRequest(
+        prompt,
+        engine,
+        max_tokens=max_tokens,
+        params=params or SamplingParams(),
+        seed=seed,
+        on_step=on_step,
+        fast_forward=fast_forward,
+    )
+    run = generate_batch(model, tokenizer, [request], batch_size=1, overlap=False, eos_ids=eos_ids)
+    return run.results[0]
 
 
 def _draw(

@@ -1,8 +1,8 @@
 """The batched loop's KV cache as rows that join and leave: one ``transformers`` dynamic cache
 whose batch rows are requests, with a 0/1 attention column per cached position and row.
 
-A request joins with its prompt prefilled on its own (a batch of one: the same forward pass the
-single-request loop makes, so its first logits are that loop's), and its keys and values are
+A request joins with its prompt prefilled on its own (the forward pass a request alone makes,
+so its first logits are the same as alone), and its keys and values are
 copied into a new row of the shared cache, right-aligned: the columns before its prompt are
 zeros and masked out. Keys carry their rotary positions already, so each row keeps its own
 position count and the model is given ``position_ids`` per row. A row that ends is dropped from
@@ -42,10 +42,13 @@ class KVRows:
     def columns(self) -> int:
         return int(self.attention.shape[1])
 
-    def join(self, cache: Any, length: int) -> None:
-        """Add a row from a one-row cache holding ``length`` positions (its prompt)."""
-        device = _layers(cache)[0].keys.device
+    def join(self, cache: Any, length: int, device: torch.device | None = None) -> None:
+        """Add a row from a one-row cache holding ``length`` positions (its prompt), on
+        ``device`` (default: the cache's). The first row's cache is kept as it is, uncopied:
+        a batch of one works with any cache the model returns, ``.layers`` or not."""
         if self.cache is None or self.rows == 0:
+            if device is None:
+                device = _layers(cache)[0].keys.device
             self.cache = cache
             self.attention = torch.ones(1, length, dtype=torch.long, device=device)
             self.positions = [length]

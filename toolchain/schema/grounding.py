@@ -350,14 +350,15 @@ class GroundedValue:
         }
 
 
-def grounded_values(document: Any, schema: Any, text: str) -> list[GroundedValue]:
+def grounded_values(document: Any, schema: Any, text: str, *, nulls: bool = False) -> list[GroundedValue]:
     """The grounded values of ``document`` (``schema`` as :func:`ground_schema` returns it) with
     their offsets in ``text``. Follows ``properties``, ``items``/``prefixItems``, local ``$ref``s and
     the ``allOf``/``anyOf``/``oneOf`` branches; a value under a member the walk cannot place is
-    left out."""
+    left out. ``nulls``: a grounded member whose value is ``null`` (nothing in the text, said so)
+    is listed too, with no span (a view that shows every grounded member wants it; results don't)."""
     out: list[GroundedValue] = []
     numbers = source_numbers(text)
-    _walk(document, schema, schema, "", text, numbers, out, 0)
+    _walk(document, schema, schema, "", text, numbers, out, 0, nulls)
     return out
 
 
@@ -387,11 +388,15 @@ def _walk(
     numbers: list[SourceNumber],
     out: list[GroundedValue],
     depth: int,
+    nulls: bool = False,
 ) -> None:
     node = _resolve(node, root)
     if not isinstance(node, dict) or depth > 64:
         return
     grounded = node.get(GROUNDED) is True
+    if grounded and value is None and nulls:
+        out.append(GroundedValue(pointer, None, None, None, 0))
+        return
     if grounded and isinstance(value, str):
         # where the grammar put it: the first occurrence that starts and ends at word boundaries
         # (a value from elsewhere, e.g. an ungrounded run, is looked for anywhere)
@@ -421,7 +426,7 @@ def _walk(
     for key in ("allOf", "anyOf", "oneOf"):
         for branch in node.get(key, []) if isinstance(node.get(key), list) else []:
             before = len(out)
-            _walk(value, branch, root, pointer, text, numbers, out, depth + 1)
+            _walk(value, branch, root, pointer, text, numbers, out, depth + 1, nulls)
             if key != "allOf" and len(out) > before:
                 return
     if isinstance(value, dict):
@@ -429,10 +434,10 @@ def _walk(
         for k, v in value.items():
             if k in props:
                 child = pointer + "/" + k.replace("~", "~0").replace("/", "~1")
-                _walk(v, props[k], root, child, text, numbers, out, depth + 1)
+                _walk(v, props[k], root, child, text, numbers, out, depth + 1, nulls)
     elif isinstance(value, list):
         prefix: list[Any] = node["prefixItems"] if isinstance(node.get("prefixItems"), list) else []
         items = node.get("items")
         for i, v in enumerate(value):
             sub = prefix[i] if i < len(prefix) else items
-            _walk(v, sub, root, f"{pointer}/{i}", text, numbers, out, depth + 1)
+            _walk(v, sub, root, f"{pointer}/{i}", text, numbers, out, depth + 1, nulls)

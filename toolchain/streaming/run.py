@@ -68,13 +68,16 @@ def stream_generation(
     timeout_s: float | None = None,
     cancelled: Callable[[], bool] | None = None,
     schema_prompt: SchemaRendering = "compact",
+    fast_forward: bool = True,
 ) -> Generation | None:
     """Generate under ``source`` (as :meth:`Generator.run`), emitting token and value events as
     they happen and the ``end`` event last. Returns the generation, or None when stopped. Value
     events need the grammar: an unconstrained run (``constrain=False``) streams tokens only.
     ``source``: a schema/GBNF path, a bundled grammar name or a compiled source; ``generator``
     keeps a loaded model between runs (else one is made for ``model``, default the embedded
-    SmolLM2). A budget below the grammar's shortest output is refused before a model loads."""
+    SmolLM2). A budget below the grammar's shortest output is refused before a model loads.
+    ``fast_forward``: as :meth:`Generator.run` takes it (False: forced text decoded step by
+    step, each token its own event after its own forward pass)."""
     from gramwright.generation import Generator, SamplingOptions
     from gramwright.sources import load_for_generation
 
@@ -96,6 +99,7 @@ def stream_generation(
             constrain=constrain,
             on_token=_watch(events, timeout_s, cancelled),
             schema_prompt=schema_prompt,
+            fast_forward=fast_forward,
         )
     except StreamStopped as stop:
         events.end(stop.reason, None)

@@ -1,57 +1,33 @@
 """The gramwright TUI: edit a schema, lint it as you type, see its grammar, check documents, sample;
-review a patch edit by edit and apply it.
+run it through the pipeline; review a patch edit by edit and apply it.
 
-A thin layer: every result comes from the toolchain's core through :class:`SchemaSession` and
-:class:`Sampler`. Long work runs in cancellable thread workers; their results and their errors are
-handled in one place, :meth:`GramwrightApp.on_worker_state_changed`.
-
-The schema workbench is the app's default screen; the other screens (patch review) are installed
-once and pushed over it, so each keeps its state while another is shown (``f9`` and the palette
-move between them). Errors from every screen go to one log (``f2``).
+The app is the shell: what the screens share (the schema session, the sampler and its lock), which
+screen is shown, the one error log, help and quit. Each screen is a module of its own: the schema
+workbench (:mod:`gramwright.tui.schema_screen`) is the default screen; the others (pipeline, batch,
+edit, patch review) are installed once and pushed over it, so each keeps its state while another is
+shown (``f9`` and the palette move between them). Errors from every screen go to one log (``f2``).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
-from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, Header, TabbedContent, TabPane, TextArea
-from textual.worker import Worker, WorkerState, get_current_worker
 
-from gramwright.checking import CheckResult
-from gramwright.lint import DEFAULT_PROFILE, LintReport
-from gramwright.schema.errors import CompileCancelled
+from gramwright.lint import DEFAULT_PROFILE
 from gramwright.tui.commands import GramwrightCommands
 from gramwright.tui.help import topic
-from gramwright.tui.messages import (
-    GotoPointer,
-    GotoPosition,
-    ProfileChosen,
-    SampleProgress,
-    SampleRequested,
-    TokenSampled,
-)
-from gramwright.tui.sampler import SampleCancelled, SampleOutcome, Sampler
-from gramwright.tui.screens import (
-    ConfirmQuitScreen,
-    ConfirmSaveScreen,
-    ErrorsScreen,
-    HelpScreen,
-    PathPrompt,
-    QuitChoice,
-)
-from gramwright.tui.session import CompiledView, SchemaSession, Whitespace, parse_schema_text
+from gramwright.tui.messages import GotoPointer
+from gramwright.tui.sampler import Sampler
+from gramwright.tui.schema_screen import SchemaScreen
+from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, QuitChoice
+from gramwright.tui.session import CompiledView, SchemaSession
 from gramwright.tui.styles import CSS
 from gramwright.tui.widgets.check import CheckPanel
 from gramwright.tui.widgets.diagnostics import DiagnosticsPanel
@@ -65,46 +41,6 @@ if TYPE_CHECKING:
     from gramwright.editors.patch.review import Review
     from gramwright.pipeline import Backend
 
-LINT_DELAY_S = 0.3  # lint and compile this long after the last keystroke
-
-
-@dataclass(frozen=True)
-class _Linted:
-    generation: int
-    report: LintReport
-
-
-@dataclass(frozen=True)
-class _Compiled:
-    generation: int
-    view: CompiledView
-
-
-@dataclass(frozen=True)
-class _Checked:
-    verdict: CheckResult
-    view: CompiledView
-
-
-@dataclass(frozen=True)
-class _Sampled:
-    run: int
-    outcome: SampleOutcome
-
-
-# every widget the worker-result handler may touch
-_PANELS = ("editor", "diagnostics", "grammar", "check", "sample", "error-bar")
-# the schema workbench's actions: off while another screen is shown (its keys are its own)
-_SCHEMA_ACTIONS = {
-    "save",
-    "next_profile",
-    "compile",
-    "check",
-    "sample",
-    "cancel",
-    "load_document",
-    "export_gbnf",
-}
 SCREENS = ("schema", "pipeline", "batch", "edit", "review")
 SCREEN_TITLES = {
     "schema": "Schema workbench",
@@ -119,19 +55,11 @@ class GramwrightApp(App[None]):
     TITLE = "gramwright"
     CSS = CSS
     COMMANDS = App.COMMANDS | {GramwrightCommands}
+    # The keys of every screen; the workbench's own (save, compile, check, sample, …) are its
+    # screen's (SchemaScreen.BINDINGS).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", priority=True),
         Binding("f1", "help", "Help", priority=True),
         Binding("f2", "show_errors", "Errors", show=False, priority=True),
-        Binding("f3", "next_profile", "Profile", priority=True),
-        Binding("f4", "compile", "Compile", priority=True),
-        Binding("f5", "check", "Check", priority=True),
-        Binding("f8", "sample", "Sample", priority=True),
-        # Priority, but only while a sample runs (check_action): otherwise escape keeps its meaning
-        # (the editor hands focus on, modal screens close).
-        Binding("escape", "cancel", "Cancel", priority=True),
-        Binding("ctrl+o", "load_document", "Load doc", show=False, priority=True),
-        Binding("ctrl+g", "export_gbnf", "Export GBNF", show=False, priority=True),
         Binding("f9", "next_screen", "Next screen", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -160,60 +88,54 @@ class GramwrightApp(App[None]):
         self.pipeline_backend = pipeline_backend  # None: the model; a ScriptedBackend in tests
         self.start = "review" if patch is not None else "edit" if sources else start
         self.sampler = Sampler(model)
-        self._sample_lock = threading.Lock()  # one generation at a time, even after a cancel
+        self.sample_lock = threading.Lock()  # one generation at a time, even after a cancel
         self.max_tokens = max_tokens
-        self.compiled: CompiledView | None = None
-        self._generation = 0  # bumped on every edit: results of older text are dropped
-        self._sample_run = 0
-        self._debounce: Timer | None = None
 
-    # -- layout ---------------------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return SchemaScreen(self._initial_text, self.max_tokens)
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield SchemaEditor(self._initial_text, id="editor")
-                yield DiagnosticsPanel(self.session.profiles(), self.session.profile, id="diagnostics")
-            with TabbedContent(id="tools", initial="tab-grammar"):
-                with TabPane("Grammar", id="tab-grammar"):
-                    yield GrammarPanel(id="grammar")
-                with TabPane("Check", id="tab-check"):
-                    yield CheckPanel(id="check")
-                with TabPane("Sample", id="tab-sample"):
-                    yield SamplePanel(id="sample", max_tokens=self.max_tokens)
-        yield ErrorBar(id="error-bar")
-        yield Footer()
+    # -- the schema workbench, which the other screens read -------------------------------------------
 
     @property
-    def schema_screen(self) -> Screen[Any]:
+    def schema_screen(self) -> SchemaScreen:
         """The default screen: the schema workbench, under whichever screen is shown."""
-        return self.screen_stack[0]
+        screen = self.screen_stack[0]
+        assert isinstance(screen, SchemaScreen)
+        return screen
 
     @property
     def editor(self) -> SchemaEditor:
-        return self.schema_screen.query_one("#editor", SchemaEditor)
+        return self.schema_screen.editor
 
     @property
     def diagnostics(self) -> DiagnosticsPanel:
-        return self.schema_screen.query_one("#diagnostics", DiagnosticsPanel)
+        return self.schema_screen.diagnostics
 
     @property
     def grammar_panel(self) -> GrammarPanel:
-        return self.schema_screen.query_one("#grammar", GrammarPanel)
+        return self.schema_screen.grammar_panel
 
     @property
     def check_panel(self) -> CheckPanel:
-        return self.schema_screen.query_one("#check", CheckPanel)
+        return self.schema_screen.check_panel
 
     @property
     def sample_panel(self) -> SamplePanel:
-        return self.schema_screen.query_one("#sample", SamplePanel)
+        return self.schema_screen.sample_panel
+
+    @property
+    def compiled(self) -> CompiledView | None:
+        """The last compile of the workbench's schema."""
+        return self.schema_screen.compiled
+
+    @property
+    def sample_running(self) -> bool:
+        return self.schema_screen.sample_running
 
     @property
     def error_bar(self) -> ErrorBar:
         """The schema workbench's error line: it also keeps the log of every screen's errors (f2)."""
-        return self.schema_screen.query_one("#error-bar", ErrorBar)
+        return self.schema_screen.error_bar
 
     def report_error(self, source: str, exc: BaseException) -> ErrorRecord:
         """The one error place: logged for f2, shown on the error line of the screen in view."""
@@ -293,310 +215,21 @@ class GramwrightApp(App[None]):
         self.show_workspace(names[(names.index(here) + 1) % len(names)])
 
     def on_mount(self) -> None:
-        self.diagnostics.border_title = "Diagnostics"
-        self._show_file_state()
-        if not self.session.is_schema:
-            self.diagnostics.show_busy("lint applies to JSON Schemas only")
-        self.editor.focus()
-        if not self.session.saved_text and self.editor.text:
-            # a new file starts from a template, selected: the first key typed replaces it
-            self.editor.select_all()
-        self.analyse()
         if self.start != "schema":
             self.show_workspace(self.start)
-
-    def _show_file_state(self) -> None:
-        dirty = self.session.is_dirty(self.editor.text)
-        self.sub_title = f"{self.session.name}{' ● modified' if dirty else ''}"
-        self.editor.border_title = f"Schema · {self.session.path or self.session.name}"
-        self.editor.border_subtitle = "● unsaved edits" if dirty else ""
-
-    # -- lint and compile as you type -----------------------------------------------------------------
-
-    @on(TextArea.Changed, "#editor")
-    def _edited(self) -> None:
-        self._generation += 1
-        self._show_file_state()
-        if self._debounce is not None:
-            self._debounce.stop()
-        self._debounce = self.set_timer(LINT_DELAY_S, self.analyse)
-
-    def analyse(self) -> None:
-        """Parse the buffer; lint and compile it when it is JSON, else show where the parse stopped."""
-        if not self.screen_stack or not self.schema_screen.query("#editor"):
-            return  # the debounce timer fired while the app was closing: its screen is gone
-        text = self.editor.text
-        if not self.session.is_schema:
-            self._start_compile(text)
-            return
-        parsed = parse_schema_text(text)
-        if not parsed.ok:
-            self.diagnostics.show_parse_error(parsed)
-            self.grammar_panel.mark_stale(f"invalid JSON at {parsed.line}:{parsed.column}: last good grammar")
-            return
-        self.diagnostics.show_busy("linting…" if self.diagnostics.report else "linting… (first run loads)")
-        self.grammar_panel.show_busy()
-        # The compile starts when this lint is done (see _apply): two threads at once would share
-        # the GIL and make the diagnostics, the thing a typist waits for, arrive later.
-        self.lint_worker(self._generation, parsed.value, self.session.profile)
-
-    def _start_compile(self, text: str) -> None:
-        self.grammar_panel.show_busy()
-        self.compile_worker(self._generation, text)
-
-    @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
-    def lint_worker(self, generation: int, schema: Any, profile: str) -> _Linted:
-        return _Linted(generation, self.session.lint(schema, profile))
-
-    @work(thread=True, exclusive=True, group="compile", exit_on_error=False)
-    def compile_worker(self, generation: int, text: str) -> _Compiled:
-        # A thread cannot be killed: the compiler asks the worker between subschemas, so a newer
-        # keystroke or ctrl+q (Textual cancels every worker on exit) stops a long compile.
-        worker = get_current_worker()
-        return _Compiled(generation, self.session.compile(text, cancelled=lambda: worker.is_cancelled))
-
-    def _compiled_for(self, text: str) -> CompiledView:
-        """The current compile when it is of ``text``, else compile now (called from workers)."""
-        view = self.compiled
-        if view is not None and view.text == text and view.whitespace == self.session.whitespace:
-            return view
-        worker = get_current_worker()
-        return self.session.compile(text, cancelled=lambda: worker.is_cancelled)
-
-    # -- the one place where worker results and errors arrive -----------------------------------------
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        worker: Worker[Any] = event.worker
-        group = worker.group
-        if not self.screen_stack or not all(self.schema_screen.query(f"#{name}") for name in _PANELS):
-            # The app is closing and its widgets are going (a worker finished or failed during
-            # shutdown): the result has nowhere to go, and querying the panels would raise.
-            return
-        if event.state == WorkerState.SUCCESS:
-            self._apply(worker.result)
-            self.error_bar.clear_source(group)
-        elif isinstance(worker.error, CompileCancelled):
-            pass  # a newer compile replaced it, or the app is quitting: nothing to show
-        elif event.state == WorkerState.ERROR and worker.error is not None:
-            self.error_bar.add(record(group, worker.error))
-            self._failed(group)
-        elif event.state == WorkerState.CANCELLED and group == "sample":
-            self.sample_panel.stop(f"cancelled after {self.sample_panel.tokens} tokens")
-        if group == "sample":
-            self.refresh_bindings()  # the footer shows escape (cancel) only while a sample runs
-
-    def _apply(self, result: object) -> None:
-        if isinstance(result, _Linted):
-            if result.generation == self._generation:
-                self.diagnostics.show_report(result.report)
-                self._start_compile(self.editor.text)
-        elif isinstance(result, _Compiled):
-            self.compiled = result.view
-            if result.generation == self._generation:
-                self.grammar_panel.show_compiled(result.view)
-        elif isinstance(result, _Checked):
-            self.check_panel.show_verdict(result.verdict, result.view)
-        elif isinstance(result, _Sampled) and result.run == self._sample_run:
-            self.sample_panel.finish(result.outcome)
-
-    def _failed(self, group: str) -> None:
-        line = self.error_bar.records[-1].message
-        if group == "compile":
-            self.grammar_panel.mark_stale(f"compile failed: {line}")
-        elif group == "lint":
-            self.diagnostics.show_busy(f"lint failed: {line}")
-            self._start_compile(self.editor.text)
-        elif group == "check":
-            self.check_panel.show_message(Text(f"✗ {line}", style="red"))
-        elif group == "sample":
-            self.sample_panel.stop(f"failed: {line}")
-
-    # -- actions --------------------------------------------------------------------------------------
-
-    def action_compile(self) -> None:
-        self.query_one("#tools", TabbedContent).active = "tab-grammar"
-        self.analyse()
-
-    def set_whitespace(self, whitespace: Whitespace) -> None:
-        self.session.whitespace = whitespace
-        self.notify(f"grammar whitespace: {whitespace}")
-        self._start_compile(self.editor.text)
-
-    def action_check(self) -> None:
-        self.query_one("#tools", TabbedContent).active = "tab-check"
-        data = self.check_panel.document.text
-        if not data.strip():
-            self.check_panel.document.focus()
-            self.notify("paste a JSON document into the Check tab first (or ctrl+o to load one)")
-            return
-        self.check_panel.show_busy()
-        self.check_worker(self.editor.text, data.encode("utf-8"))
-
-    @work(thread=True, exclusive=True, group="check", exit_on_error=False)
-    def check_worker(self, text: str, data: bytes) -> _Checked:
-        view = self._compiled_for(text)
-        return _Checked(self.session.check(view, data), view)
-
-    def action_load_document(self) -> None:
-        def load(path: str | None) -> None:
-            if not path:
-                return
-            try:
-                text = Path(path).expanduser().read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                self.error_bar.add(record("load", exc))
-                return
-            self.check_panel.document.load_text(text)
-            self.action_check()
-
-        self.push_screen(PathPrompt("Load a document to check", ""), load)
-
-    @property
-    def sample_running(self) -> bool:
-        return any(
-            w.group == "sample" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-            for w in self.workers
-        )
-
-    def action_sample(self) -> None:
-        self.post_message(self.sample_panel.request)
-
-    @on(SampleRequested)
-    def _sample(self, event: SampleRequested) -> None:
-        self.query_one("#tools", TabbedContent).active = "tab-sample"
-        self._sample_run += 1
-        self.sample_panel.start(event.max_tokens)
-        self.sample_worker(self._sample_run, self.editor.text, event.prompt, event.max_tokens)
-
-    @work(thread=True, exclusive=True, group="sample", exit_on_error=False)
-    def sample_worker(self, run: int, text: str, prompt: str, max_tokens: int) -> _Sampled:
-        worker = get_current_worker()
-
-        def progress(message: str) -> None:
-            if worker.is_cancelled:
-                raise SampleCancelled()
-            self.post_message(SampleProgress(run, message))
-
-        def on_token(step: Any) -> None:
-            if worker.is_cancelled:
-                raise SampleCancelled()
-            self.post_message(TokenSampled(run, step.text, step.clipped_mass))
-
-        progress("waiting for the previous run to stop" if self._sample_lock.locked() else "compiling")
-        with self._sample_lock:
-            view = self._compiled_for(text)
-            outcome = self.sampler.run(
-                view.loaded, prompt, max_tokens=max_tokens, progress=progress, on_token=on_token
-            )
-        return _Sampled(run, outcome)
-
-    @on(SampleProgress)
-    def _sample_progress(self, event: SampleProgress) -> None:
-        if event.run == self._sample_run and self.sample_panel.running:
-            self.sample_panel.show_status(event.message)
-
-    @on(TokenSampled)
-    def _token(self, event: TokenSampled) -> None:
-        if event.run == self._sample_run and self.sample_panel.running:
-            self.sample_panel.add_token(event.text, event.clipped_mass)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Over a dialog (help, quit prompt, path prompt, palette) the app's keys step aside, so the
-        # dialog's own keys (escape, f1, f2, …) work and no second dialog opens on top.
-        if self.screen.is_modal:
-            return False
-        if action in _SCHEMA_ACTIONS and self.screen is not self.schema_screen:
-            return False
-        if action == "cancel":
-            return self.sample_running
-        return True
-
-    def action_cancel(self) -> None:
-        self.workers.cancel_group(self, "sample")
-
-    # -- profile --------------------------------------------------------------------------------------
-
-    def set_profile(self, profile: str) -> None:
-        self.session.profile = profile
-        self.diagnostics.set_profile(profile)
-        self.analyse()
-
-    def action_next_profile(self) -> None:
-        if self.session.is_schema:
-            self.set_profile(self.session.next_profile())
-
-    @on(ProfileChosen)
-    def _profile_chosen(self, event: ProfileChosen) -> None:
-        if event.profile != self.session.profile.partition("@")[0]:
-            self.set_profile(event.profile)
-
-    # -- navigation -----------------------------------------------------------------------------------
 
     def goto_schema(self, pointer: str) -> None:
         """Show the schema workbench with the editor's cursor at ``pointer`` (a schema location)."""
         self.show_workspace("schema")
         self.editor.focus()
-        self._goto_pointer(GotoPointer(pointer))
+        self.schema_screen.goto_pointer(GotoPointer(pointer))
 
-    @on(GotoPointer)
-    def _goto_pointer(self, event: GotoPointer) -> None:
-        from gramwright.lint.render.locate import locate, pointer_positions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Over a dialog (help, quit prompt, path prompt, palette) the app's keys step aside, so the
+        # dialog's own keys (escape, f1, f2, …) work and no second dialog opens on top.
+        return not self.screen.is_modal
 
-        where = locate(pointer_positions(self.editor.text), event.pointer)
-        if where is None:
-            self.notify(f"{event.pointer or '/'}: not found in the text", severity="warning")
-            return
-        self.editor.goto(*where)
-
-    @on(GotoPosition)
-    def _goto_position(self, event: GotoPosition) -> None:
-        self.editor.goto(event.line, event.column)
-
-    # -- files ----------------------------------------------------------------------------------------
-
-    def save(self, path: Path | None = None) -> bool:
-        try:
-            written = self.session.save(self.editor.text, path)
-        except (OSError, ValueError) as exc:
-            self.error_bar.add(record("save", exc))
-            return False
-        self._show_file_state()
-        self.notify(f"saved {written}")
-        return True
-
-    def action_save(self) -> None:
-        def go(save: bool | None = True) -> None:
-            if not save:
-                return
-            if self.session.path is None:
-                self.action_save_as()
-            else:
-                self.save()
-
-        parsed = parse_schema_text(self.editor.text) if self.session.is_schema else None
-        if parsed is not None and not parsed.ok:  # a schema file that is not JSON: ask first
-            where = f"line {parsed.line}, column {parsed.column}: {parsed.error}"
-            self.push_screen(ConfirmSaveScreen(self.session.name, where), go)
-            return
-        go()
-
-    def action_save_as(self) -> None:
-        def chosen(path: str | None) -> None:
-            if path:
-                self.save(Path(path).expanduser())
-
-        self.push_screen(PathPrompt("Save schema as", str(self.session.path or "schema.json")), chosen)
-
-    def action_export_gbnf(self) -> None:
-        if self.compiled is None:
-            self.notify("nothing compiled yet", severity="warning")
-            return
-        try:
-            written = self.session.export_gbnf(self.compiled)
-        except OSError as exc:
-            self.error_bar.add(record("export", exc))
-            return
-        self.notify(f"wrote {written}")
+    # -- quit -----------------------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
         text = self.editor.text
@@ -606,7 +239,7 @@ class GramwrightApp(App[None]):
             return
 
         def chosen(choice: QuitChoice | None) -> None:
-            if choice == "discard" or (choice == "save" and self.save()):
+            if choice == "discard" or (choice == "save" and self.schema_screen.save()):
                 self.exit()
 
         self.push_screen(ConfirmQuitScreen(self.session.name), chosen)

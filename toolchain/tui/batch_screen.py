@@ -4,7 +4,9 @@ without losing a finished row, resumable (the rows already in the output are ski
 
 A thin adapter over :func:`gramwright.pipeline.batch.run_batch` (each row appended and fsynced as
 it finishes) and :func:`gramwright.pipeline.metrics.summarize`; ``on_row`` posts each row from the
-worker thread and raises when the worker was cancelled, after the row is on disk.
+worker thread and raises when the worker was cancelled, after the row is on disk. A schema's
+``x-grounded`` members copy from each row's source (its ``source``, else its ``text``), as in
+``gramwright extract``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class BatchStarted(Message):
 class BatchRow(Message):
     run: int
     row: dict[str, Any]
+    grounded: tuple[int, int] = (0, 0)  # grounded values found in the row's source, of all
 
 
 @dataclass
@@ -152,21 +155,27 @@ class BatchScreen(Screen[None]):
         done = read_done(output)
         self.post_message(BatchStarted(run_id, len(inputs), [metrics_row(r) for r in done]))
         app = self.gw
-        view = app._compiled_for(text)
+        view = app.schema_screen.compiled_for(text)
 
         def on_row(_item: Any, row: dict[str, Any]) -> None:
-            self.post_message(BatchRow(run_id, metrics_row(row)))
+            spans = row.get("grounded") or []
+            found = sum(1 for g in spans if g.get("start") is not None)
+            self.post_message(BatchRow(run_id, metrics_row(row), (found, len(spans))))
             if worker.is_cancelled:
                 raise SampleCancelled()  # the row is on disk: nothing finished is lost
 
-        lock: threading.Lock = app._sample_lock
+        def grounding(item: Any) -> str | None:
+            # the row's source when the schema has grounded members (`gramwright extract`'s rule)
+            return item.source if view.loaded.grounded else None
+
+        lock: threading.Lock = app.sample_lock
         try:
             with lock:
                 backend = self.backend or GeneratorBackend(app.sampler.generator)
                 rows = run_batch(
                     inputs,
                     output,
-                    lambda item: run(view.loaded, item.prompt, backend=backend),
+                    lambda item: run(view.loaded, item.prompt, backend=backend, source_text=grounding(item)),
                     on_row=on_row,
                 )
         finally:
@@ -194,8 +203,13 @@ class BatchScreen(Screen[None]):
         self.new_rows += 1
         self.query_one("#batch-progress", ProgressBar).advance(1)
         row = event.row
+        found, total = event.grounded
+        grounded = f" · grounded {found}/{total} in its source" if total else ""
         self.query_one("#batch-last", Static).update(
-            Text(f"last row: {row['id']} · {row.get('status')} · layer {row.get('layer')}", style="dim")
+            Text(
+                f"last row: {row['id']} · {row.get('status')} · layer {row.get('layer')}{grounded}",
+                style="dim",
+            )
         )
         self._show_summary()
 
@@ -228,7 +242,7 @@ class BatchScreen(Screen[None]):
         self.refresh_bindings()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             done = worker.result

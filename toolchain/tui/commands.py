@@ -127,11 +127,14 @@ def palette_commands(app: GramwrightApp) -> list[PaletteCommand]:
 
 
 def schema_commands(app: GramwrightApp) -> list[PaletteCommand]:
+    screen = app.schema_screen
     out: list[PaletteCommand] = []
     if app.session.is_dirty(app.editor.text):
-        out.append(PaletteCommand("file: Save", app.action_save, f"Save {app.session.name} (atomic write)"))
+        out.append(
+            PaletteCommand("file: Save", screen.action_save, f"Save {app.session.name} (atomic write)")
+        )
     out.append(
-        PaletteCommand("file: Save as…", app.action_save_as, "Save the schema under another name", False)
+        PaletteCommand("file: Save as…", screen.action_save_as, "Save the schema under another name", False)
     )
     if app.session.is_schema:
         current = app.session.profile.partition("@")[0]
@@ -140,19 +143,19 @@ def schema_commands(app: GramwrightApp) -> list[PaletteCommand]:
                 out.append(
                     PaletteCommand(
                         f"lint: Profile {name}",
-                        partial(app.set_profile, name),
+                        partial(screen.set_profile, name),
                         f"Lint for the {name} target",
                         discover=False,
                     )
                 )
     out.append(
-        PaletteCommand("grammar: Compile", app.action_compile, "Compile the schema to the grammar now")
+        PaletteCommand("grammar: Compile", screen.action_compile, "Compile the schema to the grammar now")
     )
     other: Whitespace = "flexible" if app.session.whitespace == "compact" else "compact"
     out.append(
         PaletteCommand(
             f"grammar: Whitespace {other}",
-            partial(app.set_whitespace, other),
+            partial(screen.set_whitespace, other),
             "compact: no whitespace (as generated); flexible: bounded whitespace between tokens",
             False,
         )
@@ -161,21 +164,21 @@ def schema_commands(app: GramwrightApp) -> list[PaletteCommand]:
         out.append(
             PaletteCommand(
                 "grammar: Export GBNF",
-                app.action_export_gbnf,
+                screen.action_export_gbnf,
                 f"Write the canonical GBNF to {app.session.gbnf_path().name}",
             )
         )
     out.append(
-        PaletteCommand("check: Check document", app.action_check, "Check the document in the Check tab")
+        PaletteCommand("check: Check document", screen.action_check, "Check the document in the Check tab")
     )
     out.append(
-        PaletteCommand("check: Load document…", app.action_load_document, "Load a file into the Check tab")
+        PaletteCommand("check: Load document…", screen.action_load_document, "Load a file into the Check tab")
     )
     if app.sample_running:
-        out.append(PaletteCommand("sample: Cancel", app.action_cancel, "Stop the running generation"))
+        out.append(PaletteCommand("sample: Cancel", screen.action_cancel, "Stop the running generation"))
     else:
         out.append(
-            PaletteCommand("sample: Generate", app.action_sample, "Generate from the prompt in Sample")
+            PaletteCommand("sample: Generate", screen.action_sample, "Generate from the prompt in Sample")
         )
     return out
 

@@ -283,7 +283,7 @@ class EditScreen(Screen[None]):
             self.post_message(TokenSampled(run, step.text, step.clipped_mass))
 
         app = self.gw
-        lock: threading.Lock = app._sample_lock
+        lock: threading.Lock = app.sample_lock
         progress("waiting for the running generation to stop" if lock.locked() else "reading the files")
         with lock:
             shared = request.model == app.sampler.generator.model_spec
@@ -340,7 +340,7 @@ class EditScreen(Screen[None]):
     # -- results --------------------------------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if worker.group != "edit":
             return

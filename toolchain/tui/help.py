@@ -67,6 +67,7 @@ PIPELINE_KEYS = """\
 | `escape` | cancel (the run stops after the attempt in progress) |
 | `↑` / `↓` (in the list) | the attempt, its output, its errors, the feedback sent to the next one |
 | `enter` (on an error) | show the schema workbench with the cursor on that error's subschema |
+| `↑` / `↓` (in grounded values) | that value's span, in reverse, scrolled into view in the source |
 | `ctrl+p` | command palette · `f1` this help · `f2` errors · `f9` next screen · `ctrl+q` quit |
 """
 
@@ -141,6 +142,9 @@ model wanted anyway; dark red ones were forced by the grammar.
 
 At the end: the finish reason (`stop`, or `length` when the token budget ran out: the JSON is then
 truncated and not parsed), the metrics, and the schema validation of the result.
+
+A schema with `x-grounded` members copies their values from the prompt (as `gramwright generate`
+without `--source`); each grounded value is listed with its line:column in the prompt.
 """,
     ),
     "review": HelpTopic(
@@ -179,6 +183,19 @@ On the right: the attempt's output, its errors, the feedback its prompt carried 
 sent to the next attempt. `enter` on an error moves the schema editor's cursor to the subschema
 that describes that value. At the bottom: the result — status (ok, partial, degraded, failed),
 the layer that made it, the confidence and the value.
+
+For a schema with `x-grounded` members the prompt is also their source (as `gramwright generate`
+without `--source`): the grounded values and the source with their spans show above the result.
+""",
+        PIPELINE_KEYS,
+    ),
+    "grounding": HelpTopic(
+        "Grounded values",
+        """The result's `x-grounded` values (docs/grounding.md): each one's JSON Pointer, its value, and where
+it sits in the source, as line:column (the first occurrence when the text has it more than once).
+Every span is underlined in the source on the right; the highlighted value's span is in reverse
+and scrolled into view. `null` says the text has no value for that member; `NOT in the source`
+would mean the value was not copied from the text (a server without substring constraints).
 """,
         PIPELINE_KEYS,
     ),

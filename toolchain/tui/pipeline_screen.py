@@ -1,5 +1,7 @@
 """The pipeline view: the schema in the workbench and a prompt through ``run`` (constrain →
-validate, rules and retry with feedback → salvage), each attempt shown as it is judged.
+validate, rules and retry with feedback → salvage), each attempt shown as it is judged; for a
+schema with ``x-grounded`` members, the prompt is their source (as ``gramwright generate`` without
+``--source``) and the result's grounded values are shown with their spans in it.
 
 A thin adapter over :func:`gramwright.pipeline.run` (``gramwright run``): ``on_attempt`` posts each
 attempt from the worker thread; the final :class:`StructuredResult` arrives in
@@ -27,8 +29,10 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from gramwright.pipeline import Attempt, Backend, StructuredResult
 from gramwright.pointer import schema_location
+from gramwright.schema.grounding import GroundedValue
 from gramwright.tui.sampler import SampleCancelled
 from gramwright.tui.widgets.errors import ErrorBar
+from gramwright.tui.widgets.grounding import GroundingPanel
 
 if TYPE_CHECKING:
     from gramwright.tui.app import GramwrightApp
@@ -49,6 +53,8 @@ class AttemptJudged(Message):
 class _Finished:
     run: int
     result: StructuredResult
+    source: str | None = None  # the text grounded values were copied from (None: not grounded)
+    grounded: tuple[GroundedValue, ...] = ()  # every grounded member of the value, nulls included
 
 
 def attempt_line(attempt: Attempt) -> Text:
@@ -116,6 +122,7 @@ class PipelineScreen(Screen[None]):
             yield OptionList(id="pipe-attempts")
             with Vertical(id="pipe-right"), VerticalScroll(id="pipe-scroll"):
                 yield Static("", id="pipe-detail")
+        yield GroundingPanel(id="pipe-grounding")
         yield Static("", id="pipe-result")
         yield ErrorBar(id="screen-errors")
         yield Footer()
@@ -132,6 +139,11 @@ class PipelineScreen(Screen[None]):
             Text("enter (or f8) runs the schema in the workbench on the prompt above", style="dim")
         )
         self.query_one("#pipe-prompt", Input).focus()
+        self.grounding.display = False  # until a result of a grounded schema
+
+    @property
+    def grounding(self) -> GroundingPanel:
+        return self.query_one("#pipe-grounding", GroundingPanel)
 
     # -- run ------------------------------------------------------------------------------------------
 
@@ -148,6 +160,7 @@ class PipelineScreen(Screen[None]):
         self.running = True
         self.attempts = []
         self.result = None
+        self.grounding.display = False
         self.attempt_list.clear_options()
         self.query_one("#pipe-result", Static).update(Text("running…", style="italic"))
         self.pipeline_worker(self.run_id, self.gw.editor.text, prompt)
@@ -165,12 +178,19 @@ class PipelineScreen(Screen[None]):
                 raise SampleCancelled()
 
         app = self.gw
-        view = app._compiled_for(text)
-        lock: threading.Lock = app._sample_lock
+        view = app.schema_screen.compiled_for(text)
+        # grounded members copy from the prompt, as `gramwright generate` does without --source
+        source = prompt if view.loaded.grounded else None
+        lock: threading.Lock = app.sample_lock
         with lock:
             backend = self.backend or GeneratorBackend(app.sampler.generator)
-            result = run(view.loaded, prompt, backend=backend, on_attempt=on_attempt)
-        return _Finished(run_id, result)
+            result = run(view.loaded, prompt, backend=backend, on_attempt=on_attempt, source_text=source)
+        grounded: tuple[GroundedValue, ...] = ()
+        if source is not None and result.value is not None:
+            from gramwright.schema.grounding import grounded_values
+
+            grounded = tuple(grounded_values(result.value, view.loaded.schema, source, nulls=True))
+        return _Finished(run_id, result, source, grounded)
 
     @on(AttemptJudged)
     def _judged(self, event: AttemptJudged) -> None:
@@ -243,7 +263,7 @@ class PipelineScreen(Screen[None]):
         self.workers.cancel_group(self, "pipeline")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             done = worker.result
@@ -252,6 +272,9 @@ class PipelineScreen(Screen[None]):
                 self.running = False
                 self.result = done.result
                 self.query_one("#pipe-result", Static).update(result_text(done.result))
+                self.grounding.display = done.source is not None
+                if done.source is not None:
+                    self.grounding.show(done.source, list(done.grounded))
         elif event.state == WorkerState.CANCELLED or isinstance(worker.error, SampleCancelled):
             self.running = False
             self.query_one("#pipe-result", Static).update(

@@ -430,7 +430,7 @@ class ReviewScreen(Screen[None]):
     # -- the one place where this screen's worker results and errors arrive --------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        event.stop()  # the app's handler is the schema workbench's
+        event.stop()  # this screen's own workers: handled here only
         worker: Worker[Any] = event.worker
         if event.state == WorkerState.SUCCESS:
             self._apply_result(worker.result)

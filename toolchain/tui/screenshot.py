@@ -11,6 +11,10 @@ patch is written, with its tokens shaded by clipped mass and the budget line.
 generation backend scripted to answer first with a value the rule rejects, then a valid one (the
 validation, rules, retry feedback and result are the pipeline's own). ``--screen batch`` runs
 that schema over eight input rows (the same scripted backend, slowed down) and cancels after three.
+``--screen grounding`` runs ``docs/examples/contact_grounded.json`` in the pipeline view on a
+front-desk note (the backend scripted to answer with the note's name, city and age, and ``null``
+for the e-mail it lacks; the grounded grammar and the spans are the real ones) and highlights the
+city's span.
 """
 
 from __future__ import annotations
@@ -179,6 +183,40 @@ async def capture_pipeline(out: Path, *, size: tuple[int, int] = (120, 40)) -> P
     return out
 
 
+GROUNDED_PROMPT = (
+    "Extract the contact. Note from the front desk: Maria Lopez called from Seville about her "
+    "order; she is 34, asked for a call back before Friday and left no e-mail address."
+)
+GROUNDED_ANSWER = '{"name":"Maria Lopez","city":"Seville","age":34,"email":null}'
+
+
+async def capture_grounding(out: Path, *, size: tuple[int, int] = (120, 40)) -> Path:
+    from textual.widgets import Input
+
+    from gramwright.pipeline import ScriptedBackend
+    from gramwright.tui.pipeline_screen import PipelineScreen
+
+    schema = Path("docs/examples/contact_grounded.json")
+    app = GramwrightApp(schema, pipeline_backend=ScriptedBackend.of(GROUNDED_ANSWER))
+    async with app.run_test(size=size) as pilot:
+        screen = app.show_workspace("pipeline")
+        assert isinstance(screen, PipelineScreen)
+        await pilot.pause(0.5)
+        prompt = screen.query_one("#pipe-prompt", Input)
+        prompt.value = GROUNDED_PROMPT
+        screen.action_run()
+        await _until(pilot, lambda: screen.result is not None and screen.grounding.display, "result")
+        screen.grounding.option_list.focus()
+        await pilot.press("down")  # the city: its span in reverse in the source
+        prompt.cursor_position = 0
+        await pilot.pause(1.0)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(
+            app.export_screenshot(title="gramwright tui contact_grounded.json · pipeline"), encoding="utf-8"
+        )
+    return out
+
+
 async def capture_batch(out: Path, *, size: tuple[int, int] = (120, 40)) -> Path:
     import json
 
@@ -217,7 +255,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument(
-        "--screen", choices=("schema", "review", "edit", "pipeline", "batch"), default="schema"
+        "--screen", choices=("schema", "review", "edit", "pipeline", "grounding", "batch"), default="schema"
     )
     parser.add_argument("--schema", type=Path, default=DEFAULT_SCHEMA)
     parser.add_argument("--profile", default="openai-strict")
@@ -226,6 +264,8 @@ def main(argv: list[str] | None = None) -> None:
         print(asyncio.run(capture_review(args.out)))
     elif args.screen == "batch":
         print(asyncio.run(capture_batch(args.out)))
+    elif args.screen == "grounding":
+        print(asyncio.run(capture_grounding(args.out)))
     elif args.screen == "pipeline":
         print(asyncio.run(capture_pipeline(args.out)))
     elif args.screen == "edit":

@@ -81,6 +81,11 @@ Screen { layout: vertical; }
 #pipe-right { width: 1fr; }
 #pipe-scroll { height: 1fr; border: round $primary 50%; }
 #pipe-detail { padding: 0 1; }
+#pipe-grounding { height: 11; }
+#grounded-values { width: 1fr; height: 1fr; border: round $secondary 50%; }
+#grounded-values:focus { border: round $secondary; }
+#grounded-scroll { width: 1fr; height: 1fr; border: round $primary 50%; }
+#grounded-source { padding: 0 1; }
 #pipe-result { height: auto; max-height: 8; padding: 0 1; border-top: solid $secondary 50%; }
 #batch-paths { height: 3; }
 #batch-input, #batch-output { width: 1fr; }

@@ -7,9 +7,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from gramwright.positions import LineIndex
+
 if TYPE_CHECKING:
     from gramwright.generation import Generation
     from gramwright.models.loader import LoadedModel
+    from gramwright.schema.grounding import GroundedValue
     from gramwright.sources import CompiledSource
 
 
@@ -32,9 +35,23 @@ def show_token(step: Any) -> None:
     sys.stdout.flush()
 
 
-def stderr_lines(result: Generation, max_tokens: int) -> list[str]:
+def grounded_line(value: GroundedValue, lines: LineIndex | None) -> str:
+    """``grounded /city: 'Lyon' at characters 23-27 of the source (line 1, column 24)``."""
+    if value.start is None:
+        return f"grounded {value.pointer or '/'}: {value.value!r} NOT in the source"
+    at = f"characters {value.start}-{value.end} of the source"
+    if lines is not None:
+        line, column = lines.line_col(value.start)
+        at += f" (line {line}, column {column})"
+    if value.occurrences > 1:
+        at += f", the first of {value.occurrences}"
+    return f"grounded {value.pointer or '/'}: {value.value!r} at {at}"
+
+
+def stderr_lines(result: Generation, max_tokens: int, source_text: str | None = None) -> list[str]:
     """The lines after the text: the metrics, then the budget's close, the prompt note, a
-    truncation and the validation verdict, each where it applies."""
+    truncation, each grounded value's span in ``source_text`` and the validation verdict, each
+    where it applies."""
     m = result.metrics
     lines = [
         f"finish_reason={result.finish_reason} tokens={result.tokens} "
@@ -55,9 +72,8 @@ def stderr_lines(result: Generation, max_tokens: int) -> list[str]:
             f"truncated: the output hit --max-tokens {max_tokens} before the grammar's end "
             "(raise --max-tokens; a truncated output is never parsed as complete)"
         )
-    for g in result.grounded:
-        at = f"characters {g.start}-{g.end} of the source" if g.found else "NOT in the source"
-        lines.append(f"grounded {g.pointer or '/'}: {g.value!r} at {at}")
+    index = LineIndex(source_text) if source_text is not None else None
+    lines.extend(grounded_line(g, index) for g in result.grounded)
     v = result.validation
     if v is not None and not v.truncated:
         verdict = "valid" if v.valid else f"INVALID: {'; '.join(v.errors[:3])}"

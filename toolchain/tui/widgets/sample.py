@@ -11,8 +11,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, ProgressBar, Static
 
+from gramwright.positions import LineIndex
 from gramwright.tui.messages import SampleRequested
 from gramwright.tui.sampler import SampleOutcome
+from gramwright.tui.widgets.grounding import value_line
 
 DEFAULT_PROMPT = "Order two ThinkPad laptops from Lenovo at 5000 each, urgent."
 # Buckets of clipped mass → background: how much of the model's probability the mask removed.
@@ -55,7 +57,9 @@ def legend() -> Text:
     return text
 
 
-def outcome_text(outcome: SampleOutcome) -> Text:
+def outcome_text(outcome: SampleOutcome, source: str | None = None) -> Text:
+    """The run's numbers, what generation changed, each grounded value's place in ``source`` (the
+    prompt, for a schema with ``x-grounded`` members) and the schema's verdict."""
     m = outcome.metrics
     finish_style = "bold green" if outcome.finish_reason == "stop" else "bold yellow"
     text = Text.assemble(
@@ -73,6 +77,11 @@ def outcome_text(outcome: SampleOutcome) -> Text:
         text.append(f"\nobjects closed while generating: {m['closed_objects']} (no undeclared members)")
     if m.get("prompt_note"):
         text.append(f"\nnote: {m['prompt_note']}", style="yellow")
+    if outcome.grounded:
+        lines = LineIndex(source or "")
+        for value in outcome.grounded:
+            text.append("\ngrounded ", style="bold")
+            text.append_text(value_line(value, lines))
     v = outcome.validation
     if v is not None:
         if v.valid:
@@ -141,10 +150,10 @@ class SamplePanel(Vertical):
         self.query_one("#sample-progress", ProgressBar).advance(1)
         self.query_one("#sample-scroll", VerticalScroll).scroll_end(animate=False)
 
-    def finish(self, outcome: SampleOutcome) -> None:
+    def finish(self, outcome: SampleOutcome, source: str | None = None) -> None:
         self.running = False
         self.show_status(f"done on {outcome.model}")
-        self.query_one("#sample-result", Static).update(outcome_text(outcome))
+        self.query_one("#sample-result", Static).update(outcome_text(outcome, source))
 
     def stop(self, message: str) -> None:
         self.running = False
