@@ -52,9 +52,10 @@ def _cat(tmp: Path) -> CompiledSource:
     return load_source(str(path))
 
 
-def _same(result: StructuredResult) -> dict[str, Any]:
-    """What greedy decoding decides: every attempt's text, cause and feedback, the value."""
-    data = result.to_dict()
+def _same(result: StructuredResult | dict[str, Any]) -> dict[str, Any]:
+    """What greedy decoding decides: every attempt's text, cause and feedback, the value (of a
+    result, or of an output row of ``extract``)."""
+    data = result if isinstance(result, dict) else result.to_dict()
     return {
         "status": data["status"],
         "layer": data["layer"],
@@ -125,3 +126,28 @@ def test_a_row_past_its_time_limit_leaves_with_timeout_and_the_others_finish(tmp
     assert not isinstance(first, Exception) and not isinstance(stopped, Exception)
     assert first.text == alone.text and first.finish_reason == "stop"
     assert stopped.finish_reason == "timeout" and 0 < stopped.tokens < 24
+
+
+def test_extract_batch_4_writes_the_rows_of_batch_1(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gramwright.cli.main import app
+
+    _cat(tmp_path)
+    rows = tmp_path / "in.jsonl"
+    rows.write_text(
+        "".join(json.dumps({"id": f"c{i}", "text": t}) + "\n" for i, t in enumerate(CATS[:4])), "utf-8"
+    )
+
+    def extract(out: str, *more: str) -> dict[str, dict[str, Any]]:
+        args = ["extract", "--schema", str(tmp_path / "cat.json"), "--input", str(rows),
+                "--output", str(tmp_path / out), "--max-attempts", "2", "--max-tokens", "24",
+                "--format", "json", *more]  # fmt: skip
+        got = CliRunner().invoke(app, args)
+        assert got.exit_code in (0, 1), got.output
+        lines = (tmp_path / out).read_text("utf-8").splitlines()
+        return {r["id"]: r for r in map(json.loads, lines)}
+
+    one, four = extract("one.jsonl"), extract("four.jsonl", "--batch", "4")
+    assert sorted(four) == sorted(one) == [f"c{i}" for i in range(4)]
+    assert {k: _same(v) for k, v in four.items()} == {k: _same(v) for k, v in one.items()}
