@@ -12,7 +12,7 @@ Form comes from the mask; content does not: a schema-constrained result is valid
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +23,12 @@ if TYPE_CHECKING:
     from gramwright.decode.generate import GenerationResult, StepTrace
     from gramwright.decode.prompt import PromptPlan, SchemaRendering
     from gramwright.engine.matcher import GrammarEngine
+    from gramwright.errors import BudgetTooSmall
     from gramwright.models.loader import LoadedModel
     from gramwright.reasoning import Reasoning
     from gramwright.schema.grounding import GroundedValue
 
-__all__ = ["Generation", "Generator", "SamplingOptions", "generate_structured"]
+__all__ = ["BatchItem", "Generation", "Generator", "SamplingOptions", "generate_structured"]
 
 Progress = Callable[[str], None]
 
@@ -51,6 +52,19 @@ class SamplingOptions:
             raise ValueError("max_tokens must be at least 1")
         if self.temperature < 0 or self.top_k < 0 or not 0.0 <= self.top_p <= 1.0:
             raise ValueError("temperature ≥ 0, top_k ≥ 0 and 0 ≤ top_p ≤ 1")
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One request of :meth:`Generator.run_batch`: what :meth:`Generator.run` takes for one."""
+
+    source: CompiledSource
+    prompt: str
+    sampling: SamplingOptions = field(default_factory=SamplingOptions)
+    constrain: bool = True
+    fast_forward: bool = True
+    # seconds the item may spend in the batch; past them it ends with finish_reason "timeout"
+    time_limit_s: float | None = None
 
 
 @dataclass
@@ -266,7 +280,6 @@ class Generator:
         before the constrained output; ``text`` is then the value and ``reasoning`` the section."""
         from gramwright.decode.generate import generate
         from gramwright.decode.sampling import SamplingParams
-        from gramwright.engine.cache import save_engine
 
         sampling = sampling or SamplingOptions()
         source = source.for_generation(open_objects)
@@ -291,6 +304,108 @@ class Generator:
             eos_ids=self._vocab.eos_ids,
             fast_forward=fast_forward,
         )
+        return self._generation(
+            result, source, plan, engine, lm, constrain=constrain, use_cache=use_cache, reasoning=reasoning
+        )
+
+    def run_batch(
+        self,
+        items: Sequence[BatchItem],
+        *,
+        batch_size: int = 4,
+        schema_prompt: SchemaRendering = "compact",
+        progress: Progress = _quiet,
+    ) -> list[Generation | BudgetTooSmall]:
+        """Generate for every item, ``batch_size`` of them per forward pass (continuous batching:
+        ``decode.batch.generate_batch``); each item's :class:`Generation` is what :meth:`run`
+        gives for it (greedy: the same tokens). An item whose ``max_tokens`` cannot hold its
+        grammar's shortest output gets the ``BudgetTooSmall`` :meth:`run` would raise, in its
+        place; the others still run. Engines are built before the batch starts (not an item's
+        time); ``time_limit_s`` counts from the item joining the batch."""
+        from gramwright.decode.batch import BatchRequest, generate_batch
+        from gramwright.decode.generate import _room
+        from gramwright.decode.sampling import SamplingParams
+        from gramwright.errors import BudgetTooSmall
+
+        lm = self.load_model(progress)
+        engines: dict[int, tuple[GrammarEngine, float]] = {}  # this batch's, with their build ms
+        plans: list[tuple[CompiledSource, GrammarEngine | None, float, PromptPlan] | BudgetTooSmall] = []
+        requests: list[BatchRequest] = []
+        for item in items:
+            source = item.source.for_generation(None)
+            engine, engine_ms = None, 0.0
+            if item.constrain:
+                key = hash(source.grammar)
+                if key not in engines:
+                    # a grounded source's grammar is one text's: kept off the disk cache
+                    built = self.engine_for(source, progress, use_cache=source.source_text is None)
+                    engines[key] = (built, self._engine_ms)
+                else:
+                    engines[key] = (engines[key][0], 0.0)
+                engine, engine_ms = engines[key]
+            sampling = item.sampling
+            text_prompt, plan = self.prompt_for(
+                source, item.prompt, max_tokens=sampling.max_tokens, schema_prompt=schema_prompt
+            )
+            if engine is not None:
+                try:  # what ``generate`` refuses before its first forward pass
+                    engine.check_budget(_room(lm.model, plan.prompt_tokens, sampling.max_tokens))
+                except BudgetTooSmall as exc:
+                    plans.append(exc)
+                    continue
+            plans.append((source, engine, engine_ms, plan))
+            requests.append(
+                BatchRequest(
+                    text_prompt,
+                    engine,
+                    max_tokens=sampling.max_tokens,
+                    params=SamplingParams(sampling.temperature, sampling.top_k, sampling.top_p),
+                    seed=sampling.seed,
+                    fast_forward=item.fast_forward,
+                    time_limit_s=item.time_limit_s,
+                )
+            )
+        progress(f"generating {len(requests)} request(s) on {lm.name} ({lm.device}), batch {batch_size}")
+        run = generate_batch(
+            lm.model, lm.tokenizer, requests, batch_size=batch_size, eos_ids=self._vocab.eos_ids
+        )
+        results = iter(run.results)
+        out: list[Generation | BudgetTooSmall] = []
+        for planned, item in zip(plans, items, strict=True):
+            if isinstance(planned, BudgetTooSmall):
+                out.append(planned)
+                continue
+            source, engine, engine_ms, plan = planned
+            self._engine_ms = engine_ms
+            out.append(
+                self._generation(
+                    next(results),
+                    source,
+                    plan,
+                    engine,
+                    lm,
+                    constrain=item.constrain,
+                    use_cache=source.source_text is None,
+                )
+            )
+        return out
+
+    def _generation(
+        self,
+        result: GenerationResult,
+        source: CompiledSource,
+        plan: PromptPlan,
+        engine: GrammarEngine | None,
+        lm: LoadedModel,
+        *,
+        constrain: bool,
+        use_cache: bool,
+        reasoning: Reasoning | None = None,
+    ) -> Generation:
+        """``result`` of the decode loop as a :class:`Generation`: metrics, validation, grounded
+        values, the members a budget close cut."""
+        from gramwright.engine.cache import save_engine
+
         result.metrics.update(plan.metrics())
         if source.closed_objects:
             result.metrics["closed_objects"] = len(source.closed_objects)

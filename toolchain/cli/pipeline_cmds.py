@@ -41,12 +41,25 @@ and flushed; at the end a summary table (or --format json).
 value once the grammar has settled it, and an end event with the row's StructuredResult; the
 --output file is written as without it, and a summary event comes last (docs/streaming.md).
 
+--batch N: the local model generates N rows' attempts per forward pass (continuous batching):
+each round generates the first attempts of new rows and the retries of failed ones together, and
+a row is written when its last attempt is judged. Per-row results equal --batch 1's for greedy
+decoding; budgets (--token-budget, --time-budget) hold per row, a row's time being its time in
+the batch. Not with --server (use --concurrency), --stream or --backend llama-cpp.
+
+  gramwright extract --schema po.json --input in.jsonl --output out.jsonl --batch 4
+
 Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
 plain string — are copied from each row's source text: its "source" field, else its "text".
 Each output row lists the grounded values with their span in that text.
 
   gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
 """
+
+
+# rows in flight per batch slot with --batch: rounds long enough that the batch rarely drains
+# (a round ends when its last attempt does), short enough that rows reach --output as they finish
+ROUND_ROWS = 8
 
 
 def _policy_overrides(**given: Any) -> dict[str, Any]:
@@ -229,6 +242,12 @@ def extract_cmd(
         min=1,
         help="With --server: rows in flight at once (a new one starts as one ends).",
     ),
+    batch: int = typer.Option(
+        1,
+        "--batch",
+        min=1,
+        help="Rows the local model generates per forward pass (continuous batching); 1: one row at a time.",
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -243,6 +262,8 @@ def extract_cmd(
         common.fail("--concurrency needs --server", "the local model runs one row at a time")
     if concurrency > 1 and stream:
         common.fail("--stream writes one row's events at a time", "give --concurrency 1 with --stream")
+    if batch > 1:
+        _check_batch(server, stream, backend_spec)
     from gramwright.cli.generate_cmd import schema_rendering
 
     rendering = schema_rendering(schema_prompt)
@@ -280,6 +301,8 @@ def extract_cmd(
             server_cli.say_plan(plan)  # what the dialect cannot carry: before any request
         else:
             backend = _backend(backend_spec, model, rendering)
+            if batch > 1 and hasattr(backend, "batch_size"):
+                backend.batch_size = batch
 
         def solve(item: Any) -> Any:
             # grounded members copy from the row's source (built once per text, cached)
@@ -292,10 +315,25 @@ def extract_cmd(
             emit = with_fields(id=item.id)
             return stream_pipeline(row, item.prompt, emit, backend=backend, policy=policy, rules=ruleset)
 
+        def solve_many(todo: list[Any], write: Any) -> None:
+            from gramwright.pipeline.rounds import Row, run_rows
+
+            by_id = {item.id: item for item in todo}
+            run_rows(
+                source,
+                [Row(item.id, item.prompt, item.source if source.grounded else None) for item in todo],
+                backend=backend,
+                policy=policy,
+                rules=ruleset,
+                window=ROUND_ROWS * batch,
+                on_result=lambda row, result: write(by_id[row.key], result),
+            )
+
         before = len(read_done(output_path))
         started = time.perf_counter()
         try:
-            rows = _extract(inputs, output_path, metrics_path, solve, concurrency)
+            many = solve_many if batch > 1 else None
+            rows = _extract(inputs, output_path, metrics_path, solve, concurrency, many)
         except KeyboardInterrupt:
             if not stream:
                 raise
@@ -335,8 +373,25 @@ def _metrics_of(row: dict[str, Any]) -> dict[str, Any]:
     return metrics_row(row)
 
 
+def _check_batch(server: str | None, stream: bool, backend_spec: str | None) -> None:
+    """--batch needs the local transformers model and one writer of events."""
+    if server is not None:
+        common.fail("--batch batches the local model", "with --server give --concurrency N instead")
+    if stream:
+        common.fail("--stream writes one row's events at a time", "give --batch 1 with --stream")
+    if backend_spec == "llama-cpp":
+        common.fail(
+            "--batch needs the transformers backend", "leave out --backend llama-cpp, or give --batch 1"
+        )
+
+
 def _extract(
-    inputs: list[Any], output: Path, metrics: Path | None, solve: Any, concurrency: int = 1
+    inputs: list[Any],
+    output: Path,
+    metrics: Path | None,
+    solve: Any,
+    concurrency: int = 1,
+    solve_many: Any = None,
 ) -> list[dict[str, Any]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -361,4 +416,12 @@ def _extract(
         def advance(item: Any, row: dict[str, Any]) -> None:
             progress.update(task, advance=1, description=f"{item.id}: {row['status']}")
 
-        return run_batch(inputs, output, solve, metrics=metrics, on_row=advance, concurrency=concurrency)
+        return run_batch(
+            inputs,
+            output,
+            solve,
+            metrics=metrics,
+            on_row=advance,
+            concurrency=concurrency,
+            solve_many=solve_many,
+        )

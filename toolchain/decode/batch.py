@@ -79,6 +79,9 @@ class BatchRequest:
     on_step: Callable[[StepTrace], None] | None = None
     fast_forward: bool = True
     masker: RowMasker | None = None  # another engine's masks instead of ``engine``'s
+    # seconds this request may spend in the batch (joining to leaving); past them it leaves with
+    # finish reason ``timeout`` and what it has (the pipeline's time budget, per row)
+    time_limit_s: float | None = None
 
 
 @dataclass
@@ -422,6 +425,9 @@ def _choose(
             row.finish = "stop"  # forced text completed the document
         elif len(row.steps) >= row.max_tokens:
             row.finish = "length"
+        limit = row.request.time_limit_s
+        if row.finish is None and limit is not None and time.perf_counter() - row.started > limit:
+            row.finish = "timeout"
     run.mask_apply_s += time.perf_counter() - t0
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gramwright.errors import PipelineError
+from gramwright.errors import BudgetTooSmall, PipelineError
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -74,6 +74,7 @@ class GeneratorBackend:
         model: str | None = None,
         *,
         schema_prompt: SchemaRendering = "compact",
+        batch_size: int = 1,
     ) -> None:
         if generator is None:
             from gramwright.generation import Generator
@@ -83,6 +84,8 @@ class GeneratorBackend:
         self.schema_prompt: SchemaRendering = schema_prompt  # how the schema is shown in the prompt
         # sees every step of every attempt and may raise to stop the run (``extract --stream``)
         self.on_token: Callable[[Any], None] | None = None
+        # requests per forward pass in :meth:`generate_many` (``extract --batch``)
+        self.batch_size = batch_size
 
     def check_budget(self, source: CompiledSource, max_tokens: int) -> None:
         """Raise ``BudgetTooSmall`` when ``max_tokens`` cannot hold ``source``'s shortest output
@@ -137,6 +140,60 @@ class GeneratorBackend:
             gen.closed_by_budget,
             list(gen.cut),
         )
+
+    def generate_many(self, requests: Sequence[AttemptRequest]) -> list[AttemptOutput | BudgetTooSmall]:
+        """Every request's attempt, ``batch_size`` per forward pass (``Generator.run_batch``);
+        each output is what :meth:`generate` gives for that request alone (greedy: the same
+        text). An attempt's seconds are its time in the batch, joining to leaving (the forward
+        passes it shared count whole, the queue before it joined does not), and it stops at
+        its ``seconds_left`` as :meth:`generate` does. A request whose limit cannot hold any
+        output gets its ``BudgetTooSmall`` in its place."""
+        from gramwright.generation import BatchItem, Generation, Generator, SamplingOptions
+
+        if not isinstance(self.generator, Generator):
+            raise PipelineError(
+                "batched attempts run on the transformers backend only",
+                hint="leave out --backend llama-cpp, or give --batch 1",
+            )
+        items = []
+        for request in requests:
+            base = request.sampling or SamplingOptions()
+            sampling = SamplingOptions(
+                request.max_tokens, base.temperature, base.top_k, base.top_p, base.seed
+            )
+            items.append(
+                BatchItem(
+                    request.source,
+                    request.prompt,
+                    sampling,
+                    constrain=request.constrain,
+                    time_limit_s=request.seconds_left,
+                )
+            )
+        prompt_tokens = [self._prompt_tokens(request) for request in requests]
+        made = self.generator.run_batch(items, batch_size=self.batch_size, schema_prompt=self.schema_prompt)
+        outputs: list[AttemptOutput | BudgetTooSmall] = []
+        for gen, tokens in zip(made, prompt_tokens, strict=True):
+            if not isinstance(gen, Generation):
+                outputs.append(gen)
+                continue
+            metrics = dict(gen.metrics)
+            if gen.finish_reason == "timeout":  # what ``generate`` reports for a stopped attempt
+                mass = metrics.get("clipped_mass_avg")
+                metrics = {"clipped_mass_avg": mass} if mass else {}
+            outputs.append(
+                AttemptOutput(
+                    gen.text,
+                    gen.finish_reason,
+                    gen.tokens,
+                    float(gen.metrics.get("elapsed_s", 0.0)),
+                    tokens,
+                    metrics,
+                    gen.closed_by_budget and gen.finish_reason != "timeout",
+                    list(gen.cut) if gen.finish_reason != "timeout" else [],
+                )
+            )
+        return outputs
 
     def _prompt_tokens(self, request: AttemptRequest) -> int:
         # the same prompt Generator.run builds (system prompt with the schema, chat template)

@@ -25,12 +25,17 @@ from gramwright.validate import as_floats
 __all__ = [
     "BatchInput",
     "JsonlAppender",
+    "SolveMany",
     "metrics_row",
     "output_row",
     "read_done",
     "read_inputs",
     "run_batch",
 ]
+
+
+# all the rows to do, and the callback each row's result goes to as it finishes
+SolveMany = Callable[[list["BatchInput"], Callable[["BatchInput", StructuredResult], None]], None]
 
 
 @dataclass(frozen=True)
@@ -147,10 +152,13 @@ def run_batch(
     metrics: Path | None = None,
     on_row: Callable[[BatchInput, dict[str, Any]], None] | None = None,
     concurrency: int = 1,
+    solve_many: SolveMany | None = None,
 ) -> list[dict[str, Any]]:
     """Run every input whose id is not in ``output`` yet; returns all output rows (old and new).
     ``concurrency`` > 1 runs that many rows at once (``solve`` must be thread-safe); the output
-    file is then in the order rows finish, each id once."""
+    file is then in the order rows finish, each id once. ``solve_many`` replaces ``solve`` with
+    one call for all the rows to do, which reports each row's result as it finishes (the
+    batched rounds of :mod:`gramwright.pipeline.rounds`); the file is again in finishing order."""
     done = read_done(output)
     by_id = {str(r.get("id")): r for r in done}
     if metrics is not None:
@@ -169,7 +177,9 @@ def run_batch(
 
     try:
         todo = list(_todo(inputs, by_id))
-        if concurrency <= 1:
+        if solve_many is not None:
+            solve_many(todo, write)
+        elif concurrency <= 1:
             for item in todo:
                 write(item, solve(item))
         else:

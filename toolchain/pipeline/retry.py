@@ -10,6 +10,7 @@ truncation goes to layer 3 with the cause recorded.
 
 from __future__ import annotations
 
+import collections.abc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,9 +28,11 @@ from gramwright.sources import CompiledSource, load_source
 if TYPE_CHECKING:
     from gramwright.generation import Generator, SamplingOptions
 
-__all__ = ["RulesArg", "resolve_rules", "run"]
+__all__ = ["Attempts", "RulesArg", "attempts", "check_budget", "drive", "prepare", "resolve_rules", "run"]
 
 RulesArg = RuleSet | str | Path | Iterable[Callable[[Any], Any]] | None
+# a run's attempts: yields each request, is sent its output (or the BudgetTooSmall it raised)
+Attempts = collections.abc.Generator[AttemptRequest, AttemptOutput | BudgetTooSmall, StructuredResult]
 
 
 def budget_note(cut: list[str], max_tokens: int) -> str:
@@ -78,6 +81,28 @@ def run(
     ``source_text``: the text the schema's ``x-grounded`` members copy their values from (built
     once per text and cached: retries rebuild nothing); the result lists each grounded value's
     span in it."""
+    compiled, policy = prepare(source, policy, source_text, **overrides)
+    if backend is None and server is not None:
+        from gramwright.serving.backend import ServerBackend
+
+        backend = ServerBackend(server)
+    if backend is None:
+        backend = (
+            GeneratorBackend(model=model)
+            if model is None or isinstance(model, str)
+            else GeneratorBackend(model)
+        )
+    check_budget(backend, compiled, policy)
+    ruleset = resolve_rules(rules, compiled.schema)
+    steps = attempts(compiled, prompt, policy=policy, rules=ruleset, sampling=sampling, on_attempt=on_attempt)
+    return drive(steps, backend.generate)
+
+
+def prepare(
+    source: str | CompiledSource, policy: Policy | None, source_text: str | None = None, **overrides: Any
+) -> tuple[CompiledSource, Policy]:
+    """The source a run generates under (compiled, objects closed or not as the policy says,
+    grounded in ``source_text``) and the run's policy (``x-runtime`` ← ``overrides``)."""
     compiled = source if isinstance(source, CompiledSource) else load_source(source)
     if not compiled.is_schema:
         raise PipelineError(
@@ -90,30 +115,54 @@ def run(
     compiled = compiled.for_generation(policy.open_objects)
     if source_text is not None:
         compiled = compiled.with_source(source_text)
-    if backend is None and server is not None:
-        from gramwright.serving.backend import ServerBackend
+    return compiled, policy
 
-        backend = ServerBackend(server)
-    if backend is None:
-        backend = (
-            GeneratorBackend(model=model)
-            if model is None or isinstance(model, str)
-            else GeneratorBackend(model)
-        )
+
+def check_budget(backend: Any, source: CompiledSource, policy: Policy) -> None:
+    """A first-attempt limit below the shortest output: refused before the model loads."""
     check = getattr(backend, "check_budget", None)
     if check is not None and policy.decode_mode == "constrained":
-        # a first-attempt limit below the shortest output: refused before the model loads
-        check(compiled, min(policy.max_tokens, policy.token_budget))
-    loop = _Loop(compiled, policy, resolve_rules(rules, compiled.schema), backend, sampling, on_attempt)
-    result = loop.run(prompt)
-    result.metrics.update(loop.prompt_facts)
-    if compiled.source_text is not None:
-        from gramwright.schema.grounding import grounded_values
+        check(source, min(policy.max_tokens, policy.token_budget))
 
-        result.metrics["ground_ms"] = round(compiled.ground_ms, 2)
-        if result.value is not None:
-            result.grounded = grounded_values(result.value, compiled.schema, compiled.source_text)
-    return result
+
+def attempts(
+    source: CompiledSource,
+    prompt: str,
+    *,
+    policy: Policy,
+    rules: RuleSet,
+    sampling: SamplingOptions | None = None,
+    on_attempt: Callable[[Attempt], None] | None = None,
+) -> Attempts:
+    """The run's attempts as a generator: it yields each :class:`AttemptRequest`, is sent that
+    attempt's :class:`AttemptOutput` (or the ``BudgetTooSmall`` the backend raised for it) and
+    returns the :class:`StructuredResult`. :func:`run` drives it one attempt at a time;
+    :mod:`gramwright.pipeline.rounds` drives many rows' generators together, each round's
+    attempts in one batch — the same decisions either way. ``source`` is :func:`prepare`'s."""
+    return _Loop(source, policy, rules, sampling, on_attempt).steps(prompt)
+
+
+def drive(steps: Attempts, generate: Callable[[AttemptRequest], AttemptOutput]) -> StructuredResult:
+    """Run ``steps`` to its result, each attempt by ``generate``."""
+    got = _advance(steps, None)
+    while isinstance(got, AttemptRequest):
+        try:
+            out: AttemptOutput | BudgetTooSmall = generate(got)
+        except BudgetTooSmall as exc:  # what the token budget left cannot hold any output
+            out = exc
+        got = _advance(steps, out)
+    return got
+
+
+def _advance(
+    steps: Attempts, sent: AttemptOutput | BudgetTooSmall | None
+) -> AttemptRequest | StructuredResult:
+    """The next request of ``steps``, or its result once it has none."""
+    try:
+        return next(steps) if sent is None else steps.send(sent)
+    except StopIteration as stop:
+        result: StructuredResult = stop.value
+        return result
 
 
 class _Loop:
@@ -122,7 +171,6 @@ class _Loop:
         source: CompiledSource,
         policy: Policy,
         rules: RuleSet,
-        backend: Backend,
         sampling: SamplingOptions | None,
         on_attempt: Callable[[Attempt], None] | None = None,
     ) -> None:
@@ -130,7 +178,6 @@ class _Loop:
         self.on_attempt = on_attempt
         self.policy = policy
         self.rules = rules
-        self.backend = backend
         self.sampling = sampling
         self.attempts: list[Attempt] = []
         self.tokens = 0
@@ -138,7 +185,19 @@ class _Loop:
         # how the prompt showed the schema (and why it left it out), objects closed: the metrics say
         self.prompt_facts: dict[str, Any] = {}
 
-    def run(self, prompt: str) -> StructuredResult:
+    def steps(self, prompt: str) -> Attempts:
+        result = yield from self._attempts(prompt)
+        result.metrics.update(self.prompt_facts)
+        source = self.source
+        if source.source_text is not None:
+            from gramwright.schema.grounding import grounded_values
+
+            result.metrics["ground_ms"] = round(source.ground_ms, 2)
+            if result.value is not None:
+                result.grounded = grounded_values(result.value, source.schema, source.source_text)
+        return result
+
+    def _attempts(self, prompt: str) -> Attempts:
         policy, constrain = self.policy, self.policy.decode_mode == "constrained"
         exits, feedback, limit, raised = exit_note(self.source.schema), "", policy.max_tokens, False
         best: Judged | None = None
@@ -160,11 +219,11 @@ class _Loop:
                 constrain,
                 self.sampling,
             )
-            try:
-                out = self._checked(self.backend.generate(request), request)
-            except BudgetTooSmall as exc:  # what the token budget left cannot hold any output
-                cause, cause_error = "token budget", ResultError("", "budget", exc.one_line())
+            got = yield request
+            if isinstance(got, BudgetTooSmall):  # what the token budget left cannot hold any output
+                cause, cause_error = "token budget", ResultError("", "budget", got.one_line())
                 break
+            out = self._checked(got, request)
             judged = judge_text(
                 out.text,
                 out.finish_reason,
