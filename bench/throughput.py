@@ -9,7 +9,9 @@ Each batch size runs ``max(batch, cases)`` requests (the cases in turn), all que
 Modes (``--modes``), through the same loop, interleaved repetition by repetition:
 
 * ``unconstrained`` — no masks;
-* ``ours`` — our masks, fast-forward off; ``ours-ff`` — fast-forward on;
+* ``ours`` — our masks, fast-forward off; ``ours-ff`` — fast-forward on; ``ours-spec`` —
+  fast-forward and copy speculation (``decode/speculate.py``); ``unconstrained-spec`` — no masks,
+  copy speculation (the other modes decode without it);
 * ``llguidance``, ``xgrammar`` — the peers' masks written into the batch's bitset row by row
   (schema cases only: they compile the JSON Schema themselves; no budget).
 
@@ -45,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 MIXED = DATA / "jsonschemabench" / "Glaiveai2K"
 MIXED_PROMPT = "Write one JSON object with realistic example values that follows the schema."
-MODES = ("unconstrained", "ours", "ours-ff", "llguidance", "xgrammar")
+MODES = ("unconstrained", "ours", "ours-ff", "ours-spec", "llguidance", "xgrammar")
 
 
 @dataclass
@@ -55,6 +57,7 @@ class Case:
     prompt: str
     engine: Any  # GrammarEngine
     schema: Any = None  # the JSON Schema (the peers compile it), None for edits
+    edit: tuple[Path, str] | None = None  # an edit case's directory and format
 
 
 def build_cases(
@@ -113,7 +116,20 @@ def _edit_case(generator: Any, row: dict[str, Any], fmt: str, max_tokens: int) -
         max_tokens=max_tokens,
         system=edit_system_prompt(EditFormat(fmt)),
     )
-    return Case("edit", f"{row['id'].rsplit('/', 1)[-1]}:{fmt}", prompt, engine)
+    return Case("edit", f"{row['id'].rsplit('/', 1)[-1]}:{fmt}", prompt, engine, edit=(d, fmt))
+
+
+def _applies(case: Case, text: str) -> bool:
+    """Whether an edit case's output parses and applies to its file (checked, nothing written)."""
+    from gramwright.editors import check_patch, parse_patch
+    from gramwright.errors import GramwrightError
+
+    assert case.edit is not None
+    root, fmt = case.edit
+    try:
+        return check_patch(parse_patch(text, fmt), root).ok
+    except GramwrightError:
+        return False
 
 
 class PeerRow:
@@ -154,14 +170,20 @@ def _requests(
     from gramwright.decode.batch import BatchRequest
 
     out = []
-    usable = [c for c in cases if mode not in ("llguidance", "xgrammar") or c.schema is not None]
-    for i in range(count):
-        case = usable[i % len(usable)]
-        if mode == "unconstrained":
-            out.append(BatchRequest(case.prompt, None, max_tokens=max_tokens))
-        elif mode in ("ours", "ours-ff"):
+    for case in _cycle(usable_cases(cases, mode), count):
+        if mode in ("unconstrained", "unconstrained-spec"):
             out.append(
-                BatchRequest(case.prompt, case.engine, max_tokens=max_tokens, fast_forward=mode == "ours-ff")
+                BatchRequest(case.prompt, None, max_tokens=max_tokens, speculate=mode.endswith("-spec"))
+            )
+        elif mode in ("ours", "ours-ff", "ours-spec"):
+            out.append(
+                BatchRequest(
+                    case.prompt,
+                    case.engine,
+                    max_tokens=max_tokens,
+                    fast_forward=mode != "ours",
+                    speculate=mode == "ours-spec",
+                )
             )
         else:
             key = (mode, case.name)
@@ -173,6 +195,15 @@ def _requests(
                 )
             )
     return out
+
+
+def usable_cases(cases: list[Case], mode: str) -> list[Case]:
+    """The cases a mode runs: the peers' only where there is a JSON Schema to compile."""
+    return [c for c in cases if mode not in ("llguidance", "xgrammar") or c.schema is not None]
+
+
+def _cycle(cases: list[Case], count: int) -> list[Case]:
+    return [cases[i % len(cases)] for i in range(count)]
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -201,6 +232,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     eos = generator.vocab.eos_ids
     table: list[dict[str, Any]] = []
     differences: list[dict[str, Any]] = []
+    speculation: list[dict[str, Any]] = []
     for batch in [int(b) for b in args.batch_sizes.split(",")]:
         count = max(batch, len(cases)) if args.requests == 0 else args.requests
         per_mode: dict[str, list[Any]] = {m: [] for m in modes}
@@ -220,6 +252,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"batch {batch} rep {rep + 1} {mode}: {got.summary()['tokens_per_s']} tok/s, "
                     f"full batch {got.full_batch_tokens_per_s()} tok/s",
                     file=sys.stderr,
+                )
+        for plain, spec in (("ours-ff", "ours-spec"), ("unconstrained", "unconstrained-spec")):
+            if plain in per_mode and spec in per_mode:
+                # speculation must not change a greedy output: compared request by request (first rep)
+                twins = list(zip(per_mode[plain][0].results, per_mode[spec][0].results, strict=True))
+                speculation.append(
+                    {
+                        "batch": batch,
+                        "modes": [plain, spec],
+                        "requests": len(twins),
+                        "token_ids_differ": sum(a.token_ids != b.token_ids for a, b in twins),
+                    }
                 )
         if "ours" in per_mode and "ours-ff" in per_mode:
             # fast-forward's outputs against step-by-step decoding, request by request (first rep)
@@ -268,11 +312,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     ),
                     "mask_share_of_step": statistics.median(s["mask_share_of_step"] for s in summaries),
                     "mask_overlapped": statistics.median(s["mask_overlapped"] for s in summaries),
+                    "drafted_tokens": statistics.median(s["drafted_tokens"] for s in summaries),
+                    "accepted_tokens": statistics.median(s["accepted_tokens"] for s in summaries),
+                    "acceptance": statistics.median(s["acceptance"] for s in summaries),
                     "stop": sum(r.finish_reason == "stop" for one in runs for r in one.results),
+                    # edit cases: outputs of the first repetition that apply to their files
+                    "edits_apply": sum(
+                        _applies(case, r.text)
+                        for case, r in zip(
+                            _cycle(usable_cases(cases, mode), count), runs[0].results, strict=True
+                        )
+                        if case.edit is not None
+                    ),
                 }
             )
     return {
         "fast_forward_differences": differences,
+        "speculation_differences": speculation,
         "model": lm.name,
         "device": lm.device,
         "threads": lm.threads,

@@ -132,8 +132,9 @@ def test_fast_forward_outputs_stay_in_the_grammar_and_the_budget_and_take_fewer_
         assert result.finish_reason == "stop" and len(result.steps) <= max_tokens
         m = result.metrics
         assert m["forced_tokens"] == sum(s.forced for s in result.steps) > 0
-        # one forward pass per sampled token; the forced ones ride along
-        assert m["forward_passes"] == len(result.steps) - m["forced_tokens"]
+        # one forward pass per sampled token; the forced ones ride along, and so do the drafted
+        # tokens the verification kept (copy speculation)
+        assert m["forward_passes"] == len(result.steps) - m["forced_tokens"] - m["accepted_tokens"]
         assert all(s.clipped_mass is None for s in result.steps if s.forced)
         batched = generate_batch(
             lm.model,
@@ -142,6 +143,50 @@ def test_fast_forward_outputs_stay_in_the_grammar_and_the_budget_and_take_fewer_
             eos_ids=vocab.eos_ids,
         ).results[0]
         assert batched.token_ids == result.token_ids  # fast-forward batched as single
+
+
+def test_copy_speculation_keeps_greedy_outputs_and_saves_forward_passes() -> None:
+    """Speculation on against off, fast-forward off and on: the same tokens row by row, alone
+    (the cache cropped) and two rows at a time (the rejected columns masked in a shared cache)."""
+    lm, vocab = loaded()
+    rows = cases()
+    picked = [c for c in rows if c[1] is not None and c[1] not in {e for _, e in rows[:7]}]  # the edits
+    picked += [rows[0], rows[-1]]  # a purchase order, and a row without a grammar
+    budgets = [max(48, (engine.shortest_output() or 0) + 8) if engine else 48 for _, engine in picked]
+    drafted = accepted = 0
+    for fast_forward in (False, True):
+        plain = generate_batch(
+            lm.model,
+            lm.tokenizer,
+            [
+                BatchRequest(p, e, max_tokens=b, fast_forward=fast_forward, speculate=False)
+                for (p, e), b in zip(picked, budgets, strict=True)
+            ],
+            batch_size=1,
+            eos_ids=vocab.eos_ids,
+        )
+        for batch_size in (1, 2):
+            spec = generate_batch(
+                lm.model,
+                lm.tokenizer,
+                [
+                    BatchRequest(p, e, max_tokens=b, fast_forward=fast_forward)
+                    for (p, e), b in zip(picked, budgets, strict=True)
+                ],
+                batch_size=batch_size,
+                eos_ids=vocab.eos_ids,
+            )
+            for i, (a, b) in enumerate(zip(plain.results, spec.results, strict=True)):
+                where = f"row {i}, fast-forward {fast_forward}, batch {batch_size}"
+                assert b.token_ids == a.token_ids and b.text == a.text, where
+                assert b.finish_reason == a.finish_reason and b.closing_offset == a.closing_offset, where
+                assert b.metrics["speculate"] and not a.metrics["speculate"]
+                assert b.metrics["accepted_tokens"] <= b.metrics["drafted_tokens"]
+            if batch_size == 1:
+                drafted += spec.drafted
+                accepted += spec.accepted
+                assert spec.forward_passes <= plain.forward_passes
+    assert accepted > 0 and drafted > accepted  # drafts were made, kept and cut
 
 
 def test_logits_processor_masks_each_row_of_a_batched_generate() -> None:

@@ -24,6 +24,15 @@ checks.
 Greedy outputs equal a plain decode's row by row, alone or batched
 (``tests/decode/test_batch_model.py``), as long as the model's numbers do: padded columns are
 masked, positions are per row.
+
+Copy speculation (``speculate=True``, greedy rows only; ``speculate.py``): a row whose last output
+tokens occur in its prompt appends the tokens that follow them there (a draft, cut where its
+grammar refuses it) to its feed. The forward pass returns logits for the draft's positions too;
+each position is then chosen as without a draft — its grammar's mask, the budget, the greedy
+argmax — and the draft is kept while it agrees. The first disagreeing choice is the row's next
+token; the draft's later positions are forgotten (``KVRows.reject``). Outputs are those of
+decoding without speculation; a row with fast-forward stops verifying where forced text begins,
+so that fast-forward appends it as it would have.
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ from gramwright.decode.generate import (
 )
 from gramwright.decode.masking import TensorMasks, tensor_masks
 from gramwright.decode.sampling import MASK_VALUE, SamplingParams, sample
+from gramwright.decode.speculate import CopyDrafter
 from gramwright.engine import bitset
 from gramwright.engine.matcher import GrammarEngine, Matcher
 
@@ -82,6 +92,7 @@ class BatchRequest:
     # seconds this request may spend in the batch (joining to leaving); past them it leaves with
     # finish reason ``timeout`` and what it has (the pipeline's time budget, per row)
     time_limit_s: float | None = None
+    speculate: bool = True  # draft copies from the prompt and verify them (greedy rows only)
 
 
 @dataclass
@@ -113,6 +124,14 @@ class BatchRun:
         seconds = sum(s for _made, s in full)
         return round(sum(made for made, _s in full) / seconds, 2) if seconds else 0.0
 
+    @property
+    def drafted(self) -> int:
+        return sum(int(r.metrics.get("drafted_tokens", 0)) for r in self.results)
+
+    @property
+    def accepted(self) -> int:
+        return sum(int(r.metrics.get("accepted_tokens", 0)) for r in self.results)
+
     def summary(self) -> dict[str, Any]:
         fill = self.mask_fill_s
         return {
@@ -120,6 +139,10 @@ class BatchRun:
             "tokens": self.tokens,
             "tokens_per_s": round(self.tokens / self.elapsed_s, 2) if self.elapsed_s else 0.0,
             "forward_passes": self.forward_passes,
+            "forward_passes_per_token": round(self.forward_passes / self.tokens, 3) if self.tokens else 0.0,
+            "drafted_tokens": self.drafted,
+            "accepted_tokens": self.accepted,
+            "acceptance": round(self.accepted / self.drafted, 3) if self.drafted else 0.0,
             "forward_s": round(self.forward_s, 3),
             "mask_fill_s": round(fill, 3),
             "mask_wait_s": round(self.mask_wait_s, 3),
@@ -138,7 +161,14 @@ class BatchRun:
 class _Row:
     """A request in flight."""
 
-    def __init__(self, index: int, request: BatchRequest, matcher: Matcher | None, max_tokens: int) -> None:
+    def __init__(
+        self,
+        index: int,
+        request: BatchRequest,
+        matcher: Matcher | None,
+        max_tokens: int,
+        prompt_ids: Sequence[int] = (),
+    ) -> None:
         self.index = index
         self.request = request
         self.matcher = matcher
@@ -159,6 +189,13 @@ class _Row:
         self.started = time.perf_counter()
         self.hits0 = engine.masks.hits if engine else 0
         self.miss0 = engine.masks.misses if engine else 0
+        # speculation: greedy rows with our matcher or none (a peer's matcher cannot roll back)
+        speculates = request.speculate and request.params.temperature <= 0 and request.masker is None
+        self.drafter: CopyDrafter | None = CopyDrafter(prompt_ids) if speculates else None
+        self.prompt_tail = list(prompt_ids[-16:])
+        self.draft: list[int] = []  # fed after ``feed``, not yet chosen
+        self.tokenizer: Any = None
+        self.stop_ids: set[int] = set()
 
     def trace(self, trace: StepTrace) -> None:
         self.steps.append(trace)
@@ -222,6 +259,7 @@ def generate_batch(
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
     cache_arg = _cache_argument(model)
+    keeps_logits = _keeps_logits(model)
     words = _logits_words(model)
     pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     waiting = deque(enumerate(requests))
@@ -241,17 +279,23 @@ def generate_batch(
                     continue
                 run.forward_passes += 1
                 active.append(row)
-                _choose(run, [row], logits, fill_bitmask([row], words), eos_ids, tokenizer)
+                _choose(run, [row], logits, fill_bitmask([row], words))
             _retire(active, kv, results, tokenizer)
             if not active:
                 continue
-            inputs = kv.chunk([row.feed for row in active], pad_id)
+            for row in active:
+                row.draft = _draft(row)
+            inputs = kv.chunk([row.feed + row.draft for row in active], pad_id)
+            # logits for the last fed position of each row and for its draft's positions
+            positions = 1 + max(len(row.draft) for row in active)
+            if keeps_logits:
+                inputs["logits_to_keep"] = positions
             pending: Future[tuple[npt.NDArray[np.int32], float]] | None = None
             t0 = time.perf_counter()
             if pool is not None:
                 pending = pool.submit(_timed_fill, active, words)
             out = model(**inputs, use_cache=True, **{cache_arg: kv.cache})
-            logits = out.logits[:, -1]
+            logits = out.logits[:, -positions:]
             forward = time.perf_counter() - t0
             run.forward_s += forward
             run.forward_passes += 1
@@ -271,7 +315,7 @@ def generate_batch(
                 run.mask_wait_s += fill_s
             run.mask_fill_s += fill_s
             before = sum(len(row.steps) for row in active)
-            _choose(run, active, logits, bits, eos_ids, tokenizer)
+            kv.reject(_choose(run, active, logits, bits))
             made = sum(len(row.steps) for row in active) - before
             run.decode_steps.append((len(active), made, time.perf_counter() - t0))
             _retire(active, kv, results, tokenizer)
@@ -287,6 +331,14 @@ def _new_rows() -> Any:
     from gramwright.decode.kv_rows import KVRows
 
     return KVRows()
+
+
+def _keeps_logits(model: Any) -> bool:
+    """Whether the model computes logits only for the last positions it is asked for (a chunk of
+    forced and drafted tokens needs a few, never the whole chunk's)."""
+    import inspect
+
+    return "logits_to_keep" in inspect.signature(model.forward).parameters
 
 
 def _logits_words(model: Any) -> int:
@@ -320,7 +372,9 @@ def _join(
     max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
     engine = request.engine
     matcher = engine.matcher(max_tokens) if engine is not None else None
-    row = _Row(index, request, matcher, max_tokens)
+    row = _Row(index, request, matcher, max_tokens, input_ids[0].tolist())
+    row.tokenizer = tokenizer
+    row.stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
     if engine is not None and request.fast_forward:
         row.forced = forced_tokens(engine, tokenizer)
         _append_forced(row)
@@ -332,11 +386,12 @@ def _join(
         return row, None
     ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
     t0 = time.perf_counter()
-    out = model(input_ids=ids, use_cache=True)
+    extra = {"logits_to_keep": 1} if _keeps_logits(model) else {}
+    out = model(input_ids=ids, use_cache=True, **extra)
     row.forward_s.append(time.perf_counter() - t0)
     kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)
     row.feed = []
-    return row, out.logits[:, -1]
+    return row, out.logits[:, -1:]
 
 
 def _append_forced(row: _Row) -> None:
@@ -351,17 +406,51 @@ def _append_forced(row: _Row) -> None:
         row.feed.append(token)
 
 
+def _draft(row: _Row) -> list[int]:
+    """The row's draft for the next forward pass (``speculate.py``): the prompt's continuation of
+    its last tokens, cut where its grammar refuses a token, where the output would end, where
+    fast-forward would append forced text, and where the token budget leaves no room for the
+    token chosen after it."""
+    drafter = row.drafter
+    if drafter is None or row.finish is not None:
+        return []
+    room = row.max_tokens - len(row.steps) - 1
+    tail = row.token_ids[-drafter.context :]
+    if len(tail) < drafter.context:
+        tail = row.prompt_tail[len(tail) - drafter.context :] + tail
+    # a feed of several tokens (a token and forced ones) is a chunk already: a draft adds little
+    proposed = drafter.propose(tail, room, cheap=len(row.feed) > 1)
+    if not proposed:
+        return []
+    matcher, engine = row.matcher, row.request.engine
+    if matcher is None or engine is None:
+        cut = next((i for i, t in enumerate(proposed) if t in row.stop_ids), len(proposed))
+        return proposed[:cut]
+    taken: list[int] = []
+    for token in proposed:
+        if not matcher.try_consume(token):
+            break
+        taken.append(token)
+        if matcher.is_terminated() or (row.forced is not None and row.forced.tokens(matcher.config)):
+            break
+    matcher.rollback(len(taken))
+    return taken
+
+
 def _choose(
     run: BatchRun,
     rows: Sequence[_Row],
     logits: torch.Tensor,
     words: npt.NDArray[np.int32],
-    eos_ids: frozenset[int],
-    tokenizer: Any,
-) -> None:
-    """Mask, sample and consume one token per row; set each row's next feed or its finish."""
+) -> list[int]:
+    """Mask, sample and consume one token per row, and verify each row's draft; set each row's
+    next feed or its finish. ``logits``: (rows, positions, V), a row's draft ending at the last
+    position. Returns the draft tokens per row to forget from the cache."""
     t0 = time.perf_counter()
     width = int(logits.shape[-1])
+    last = int(logits.shape[1]) - 1
+    firsts = [last - len(row.draft) for row in rows]
+    first = logits[torch.arange(len(rows), device=logits.device), torch.tensor(firsts, device=logits.device)]
     blocked = blocked_rows(words, width, logits.device)
     # a step's mask_us is what bench.e2e compares with the peers' fill and unpack: the row's
     # fill the loop waited for, its share of this unpack, and the budget's checks (not the
@@ -370,65 +459,118 @@ def _choose(
     constrained = [row.matcher is not None or row.request.masker is not None for row in rows]
     masses: list[float | None] = [None] * len(rows)
     if any(constrained):
-        probs = torch.softmax(logits.float(), dim=-1)
+        probs = torch.softmax(first.float(), dim=-1)
         mass_all = (probs * blocked).sum(dim=-1).tolist()
         masses = [m if c else None for m, c in zip(mass_all, constrained, strict=True)]
-    masked = logits.masked_fill(blocked, MASK_VALUE)
+    masked = first.masked_fill(blocked, MASK_VALUE)
     greedy = all(row.request.params.temperature <= 0 for row in rows)
     drawn = masked.argmax(dim=-1).tolist() if greedy else None
+    drops: list[int] = []
     for r, row in enumerate(rows):
-        params = row.request.params
-        budget_us = 0.0
-        mass, closing = masses[r], False
-        matcher, engine = row.matcher, row.request.engine
-        if matcher is not None and row.masks is not None and mass is not None:
-            if params.truncates and not matcher.every_token_fits():
-                # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as
-                # ``generate._draw`` draws, the one definition of a budget-aware draw
-                token, mass, closing, budget_us = _draw(
-                    matcher, row.masks, logits[r], blocked[r], mass, params, row.generator
-                )
-            else:
-                token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
-                t1 = time.perf_counter()
-                if not matcher.fits(token):
-                    token, mass = _close(
-                        matcher, row.masks, logits[r], masked[r], token, mass, params, row.generator
-                    )
-                    closing = True
-                budget_us = (time.perf_counter() - t1) * 1e6
-            if closing and row.closing_at is None:
-                row.closing_at = len(b"".join(s.text for s in row.steps))
-            matcher.consume(token)
-        else:
-            token = int(drawn[r]) if drawn is not None else sample(masked[r], params, row.generator)
-        masker = row.request.masker
-        if masker is not None:
-            masker.consume(token)
-        stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
-        raw = b"" if token in stop_ids else _token_bytes(engine, tokenizer, token)
+        token, mass, closing, budget_us = _pick(
+            row, first[r], blocked[r], masked[r], masses[r], drawn[r] if drawn else None
+        )
         mask_us = unpack_us + budget_us + row.mask_wait_s * 1e6 if constrained[r] else None
-        row.trace(StepTrace(token, raw, mass, mask_us, closing))
-        row.feed = []
-        if token in stop_ids:
-            row.finish = "stop"
-            continue
-        row.token_ids.append(token)
-        if (matcher is not None and matcher.is_terminated()) or (
-            masker is not None and masker.is_terminated()
-        ):
-            row.finish = "stop"
-            continue
-        row.feed = [token]
-        _append_forced(row)
-        if matcher is not None and matcher.is_terminated():
-            row.finish = "stop"  # forced text completed the document
-        elif len(row.steps) >= row.max_tokens:
-            row.finish = "length"
-        limit = row.request.time_limit_s
-        if row.finish is None and limit is not None and time.perf_counter() - row.started > limit:
-            row.finish = "timeout"
+        draft, kept = row.draft, 0
+        while True:
+            confirmed, go_on = _take(row, token, mass, mask_us, closing, draft[kept : kept + 1])
+            kept += confirmed
+            if not go_on:
+                break
+            # the token chosen is the draft's: its keys are in the cache, and the forward pass
+            # has computed the next position's logits already
+            t1 = time.perf_counter()
+            at = logits[r, firsts[r] + kept]
+            one = fill_bitmask([row], int(words.shape[1]))
+            row_blocked = blocked_rows(one, width, logits.device)[0]
+            row_mass = None
+            if constrained[r]:
+                row_mass = float((torch.softmax(at.float(), dim=-1) * row_blocked).sum())
+            row_masked = at.masked_fill(row_blocked, MASK_VALUE)
+            unpack = (time.perf_counter() - t1) * 1e6
+            token, mass, closing, budget_us = _pick(row, at, row_blocked, row_masked, row_mass, None)
+            mask_us = unpack + budget_us if constrained[r] else None
+        if row.drafter is not None and draft:
+            row.drafter.verified(len(draft), kept)
+        drops.append(len(draft) - kept)
+        row.draft = []
     run.mask_apply_s += time.perf_counter() - t0
+    return drops
+
+
+def _pick(
+    row: _Row,
+    logits: torch.Tensor,
+    blocked: torch.Tensor,
+    masked: torch.Tensor,
+    mass: float | None,
+    drawn: int | None,
+) -> tuple[int, float | None, bool, float]:
+    """One row's token from one position's logits (``drawn``: its masked argmax when computed for
+    the batch), consumed by the row's matcher: the token, its step's clipped mass, whether the
+    budget changed the draw, and the microseconds the budget's checks took."""
+    params = row.request.params
+    matcher, closing, budget_us = row.matcher, False, 0.0
+    if matcher is not None and row.masks is not None and mass is not None:
+        if params.truncates and not matcher.every_token_fits():
+            # top-k/top-p rank the tokens that fit, not the plain mask's: drawn as
+            # ``generate._draw`` draws, the one definition of a budget-aware draw
+            token, mass, closing, budget_us = _draw(
+                matcher, row.masks, logits, blocked, mass, params, row.generator
+            )
+        else:
+            token = int(drawn) if drawn is not None else sample(masked, params, row.generator)
+            t1 = time.perf_counter()
+            if not matcher.fits(token):
+                token, mass = _close(matcher, row.masks, logits, masked, token, mass, params, row.generator)
+                closing = True
+            budget_us = (time.perf_counter() - t1) * 1e6
+        if closing and row.closing_at is None:
+            row.closing_at = len(b"".join(s.text for s in row.steps))
+        matcher.consume(token)
+    else:
+        token = int(drawn) if drawn is not None else sample(masked, params, row.generator)
+    return token, mass, closing, budget_us
+
+
+def _take(
+    row: _Row,
+    token: int,
+    mass: float | None,
+    mask_us: float | None,
+    closing: bool,
+    drafted: list[int],
+) -> tuple[bool, bool]:
+    """Record the row's chosen token and set its next feed or its finish. ``drafted``: the draft
+    token at this position (empty past the draft). Returns whether the token is the draft's (its
+    keys are cached then, not fed again) and whether the next draft position decides the row's
+    next token (the draft's, nothing forced after it, the row goes on)."""
+    masker, engine = row.request.masker, row.request.engine
+    if masker is not None:
+        masker.consume(token)
+    raw = b"" if token in row.stop_ids else _token_bytes(engine, row.tokenizer, token)
+    row.trace(StepTrace(token, raw, mass, mask_us, closing))
+    row.feed = []
+    if token in row.stop_ids:
+        row.finish = "stop"
+        return False, False
+    row.token_ids.append(token)
+    matcher = row.matcher
+    if (matcher is not None and matcher.is_terminated()) or (masker is not None and masker.is_terminated()):
+        row.finish = "stop"
+        return False, False
+    confirmed = drafted == [token]
+    if not confirmed:
+        row.feed = [token]
+    _append_forced(row)
+    if matcher is not None and matcher.is_terminated():
+        row.finish = "stop"  # forced text completed the document
+    elif len(row.steps) >= row.max_tokens:
+        row.finish = "length"
+    limit = row.request.time_limit_s
+    if row.finish is None and limit is not None and time.perf_counter() - row.started > limit:
+        row.finish = "timeout"
+    return confirmed, confirmed and not row.feed and row.finish is None
 
 
 def _retire(active: list[_Row], kv: Any, results: list[GenerationResult | None], tokenizer: Any) -> None:
@@ -452,6 +594,12 @@ def _result(row: _Row, tokenizer: Any) -> GenerationResult:
         text = str(tokenizer.decode(row.token_ids))  # whole, as ``generate`` does
     metrics = _metrics(row.steps, row.forward_s, elapsed, engine, row.hits0, row.miss0)
     metrics["fast_forward"] = row.forced is not None
+    drafter = row.drafter
+    metrics["speculate"] = drafter is not None
+    if drafter is not None:
+        metrics["drafts"] = drafter.drafts
+        metrics["drafted_tokens"] = drafter.drafted
+        metrics["accepted_tokens"] = drafter.accepted
     metrics["elapsed_s"] = round(elapsed, 4)  # joining the batch to leaving it
     if row.max_tokens < row.request.max_tokens:
         metrics["max_tokens_capped_to"] = row.max_tokens

@@ -117,13 +117,16 @@ def generate(
     on_step: Callable[[StepTrace], None] | None = None,
     eos_ids: frozenset[int] = frozenset(),
     fast_forward: bool = True,
+    speculate: bool = True,
 ) -> GenerationResult:
     """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given, and then
     complete within ``max_tokens`` (EOS counted): the masks close the output as the budget runs
     out (``engine/budget.py``), so ``finish_reason`` is always ``stop``. A budget below the
     grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass.
     ``fast_forward``: append the tokens of forced text without sampling (module docstring);
-    False decodes every token step by step.
+    False decodes every token step by step. ``speculate``: greedy decoding drafts copies of the
+    prompt and verifies them in one forward pass (``decode/speculate.py``); the output is the
+    one decoding without drafts gives.
 
     A batch of one through ``decode/batch.py``'s loop, the mask filled after the forward pass:
     with one row there is no other row's work to hide, and a worker thread's hand-off costs
@@ -138,6 +141,7 @@ def generate(
         seed=seed,
         on_step=on_step,
         fast_forward=fast_forward,
+        speculate=speculate,
     )
     run = generate_batch(model, tokenizer, [request], batch_size=1, overlap=False, eos_ids=eos_ids)
     return run.results[0]

@@ -99,6 +99,26 @@ class KVRows:
                 layer.values = layer.values.index_select(2, cols.to(layer.values.device))
             self.attention = self.attention.index_select(1, cols)
 
+    def reject(self, drops: list[int]) -> None:
+        """Forget the last ``drops[r]`` positions of each row ``r`` (draft tokens the
+        verification did not keep, ``speculate.py``): their columns are masked out and the row's
+        next position moves back; trailing columns no row attends to are cut off (a view; the
+        cache's next concatenation copies it anyway). At one row that is a plain crop."""
+        if not any(drops):
+            return
+        width = self.columns
+        for r, drop in enumerate(drops):
+            if drop:
+                self.attention[r, width - drop :] = 0
+                self.positions[r] -= drop
+        live = torch.nonzero(self.attention.any(dim=0)).flatten()
+        keep = int(live[-1]) + 1 if live.numel() else 0
+        if keep < width:
+            for layer in _layers(self.cache):
+                layer.keys = layer.keys[:, :, :keep, :]
+                layer.values = layer.values[:, :, :keep, :]
+            self.attention = self.attention[:, :keep]
+
     def chunk(self, feeds: list[list[int]], pad_id: int) -> dict[str, torch.Tensor]:
         """The forward pass's inputs for one token list per row (1 or more tokens: a sampled
         token and the forced ones after it), left-padded to the longest so that every row's

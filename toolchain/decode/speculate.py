@@ -1,0 +1,120 @@
+"""Copy speculation ("prompt lookup"): draft the tokens that followed the output's last tokens
+where those occur in the prompt.
+
+Much of what a model writes is a copy of its prompt — a SEARCH block is the file's own lines, a
+REPLACE block mostly the same lines changed in one place, an extraction repeats the document's
+values. When the output's last few tokens occur in the prompt's token ids, the tokens that follow
+them there are a cheap guess at what comes next. The batched loop (``batch.py``) feeds that guess
+(the draft) in the same forward pass as the token it chose, verifies it position by position with
+the masked greedy choice, keeps the longest prefix that greedy decoding would have chosen (plus
+the one token it chose where the draft went wrong) and forgets the rest from the KV cache: a
+greedy output is the one decoding without a draft gives, in fewer forward passes.
+
+Here only the drafting: where to copy from, and how long a draft to risk. On a CPU a forward pass
+over ``k`` tokens costs more than over one (on a GPU nearly the same), so the span adapts: it
+grows while drafts are taken whole and shrinks when they are cut short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+
+class CopyDrafter:
+    """Drafts for one request from its prompt's token ids."""
+
+    def __init__(
+        self,
+        source: Sequence[int],
+        *,
+        ngram: int = 2,
+        max_span: int = 16,
+        min_span: int = 2,
+        first_span: int = 4,
+        context: int = 16,
+        sure: int = 4,
+    ) -> None:
+        """``ngram``: how many of the output's last tokens must occur in the prompt (fewer match
+        too often by chance); ``context``: how far back the output is compared with each
+        occurrence to choose between them."""
+        self.source: npt.NDArray[np.int64] = np.asarray(list(source), dtype=np.int64)
+        self.ngram = ngram
+        self.max_span = max_span
+        self.min_span = min_span
+        self.span = max(min_span, min(first_span, max_span))
+        self.context = context
+        self.sure = sure
+        self.drafts = 0  # forward passes that carried a draft
+        self.drafted = 0  # tokens drafted, all drafts
+        self.accepted = 0  # … of which the verification kept
+        self._start = -1  # where in ``source`` the last draft was copied from
+        self._next = -1  # the source position that continues the last verified copy
+
+    def propose(self, tail: Sequence[int], limit: int, *, cheap: bool = True) -> list[int]:
+        """Up to ``min(span, limit)`` tokens that followed ``tail``'s last ``ngram`` tokens in
+        the prompt; empty when they do not occur there. ``tail``: the sequence so far (the
+        prompt's ids and the output's), its last tokens are enough. ``cheap``: the forward pass
+        reads several tokens anyway (forced ones); otherwise a draft makes a one-token pass a
+        chunk, which costs more on a CPU, and only a likely one is risked: the copy that the last
+        draft followed, or an occurrence that agrees with at least ``sure`` tokens of output."""
+        n = self.ngram
+        want = min(self.span, limit)
+        if want < 1 or len(tail) < n or self.source.size <= n:
+            return []
+        last = np.asarray(list(tail[-self.context :]), dtype=np.int64)
+        start = self._continuation(last)
+        if start < 0:
+            start, agree = self._best_occurrence(last)
+            if not cheap and agree < self.sure:
+                return []
+        if start < 0 or start >= self.source.size:
+            return []
+        self._start = start
+        return [int(t) for t in self.source[start : start + want]]
+
+    def _continuation(self, last: npt.NDArray[np.int64]) -> int:
+        """The source position after the last verified copy, when the output still follows it
+        (a copied line goes on where it was, not at another line that shares two tokens)."""
+        n, at = self.ngram, self._next
+        if at < n or at > self.source.size:
+            return -1
+        return at if bool((self.source[at - n : at] == last[-n:]).all()) else -1
+
+    def _best_occurrence(self, last: npt.NDArray[np.int64]) -> tuple[int, int]:
+        """The position after the occurrence of the last ``ngram`` tokens whose preceding tokens
+        agree longest with the output's (the first of equals), and how many tokens agree;
+        (-1, 0) when they do not occur."""
+        n, src = self.ngram, self.source
+        hits = np.flatnonzero(src[n - 1 :] == last[-1])  # occurrence ends at hit + n - 1
+        if hits.size == 0:
+            return -1, 0
+        for back in range(1, n):
+            hits = hits[src[hits + n - 1 - back] == last[-1 - back]]
+            if hits.size == 0:
+                return -1, 0
+        best, best_len = int(hits[0]), -1
+        for h in hits.tolist():
+            agree = n
+            while agree < last.size and h + n - 1 - agree >= 0 and src[h + n - 1 - agree] == last[-1 - agree]:
+                agree += 1
+            if agree > best_len:
+                best, best_len = h, agree
+        return best + n, best_len
+
+    def verified(self, drafted: int, accepted: int) -> None:
+        """The verification kept ``accepted`` of the ``drafted`` tokens: adapt the span and
+        remember where the copy goes on."""
+        if drafted <= 0:
+            return
+        self.drafts += 1
+        self.drafted += drafted
+        self.accepted += accepted
+        # the token chosen after the kept ones stands for the source's next one when they agree
+        self._next = self._start + accepted + 1
+        if accepted == drafted:
+            self.span = min(self.max_span, self.span * 2)
+        else:
+            self.span = max(self.min_span, min(self.span, accepted + 2))
