@@ -10,7 +10,8 @@ Modes (``--modes``), through the same loop, interleaved repetition by repetition
 
 * ``unconstrained`` — no masks;
 * ``ours`` — our masks, fast-forward off; ``ours-ff`` — fast-forward on; ``ours-spec`` —
-  fast-forward and copy speculation (``decode/speculate.py``); ``unconstrained-spec`` — no masks,
+  fast-forward and copy speculation (``decode/speculate.py``), the library's default;
+  ``ours-spec-noff`` — copy speculation without fast-forward (the outputs of ``ours``); ``unconstrained-spec`` — no masks,
   copy speculation (the other modes decode without it);
 * ``llguidance``, ``xgrammar`` — the peers' masks written into the batch's bitset row by row
   (schema cases only: they compile the JSON Schema themselves; no budget).
@@ -47,7 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 MIXED = DATA / "jsonschemabench" / "Glaiveai2K"
 MIXED_PROMPT = "Write one JSON object with realistic example values that follows the schema."
-MODES = ("unconstrained", "ours", "ours-ff", "ours-spec", "llguidance", "xgrammar")
+MODES = ("unconstrained", "ours", "ours-ff", "ours-spec", "llguidance", "xgrammar")  # the default run
+ALL_MODES = (*MODES, "unconstrained-spec", "ours-spec-noff")
 
 
 @dataclass
@@ -175,14 +177,14 @@ def _requests(
             out.append(
                 BatchRequest(case.prompt, None, max_tokens=max_tokens, speculate=mode.endswith("-spec"))
             )
-        elif mode in ("ours", "ours-ff", "ours-spec"):
+        elif mode in ("ours", "ours-ff", "ours-spec", "ours-spec-noff"):
             out.append(
                 BatchRequest(
                     case.prompt,
                     case.engine,
                     max_tokens=max_tokens,
-                    fast_forward=mode != "ours",
-                    speculate=mode == "ours-spec",
+                    fast_forward=mode in ("ours-ff", "ours-spec"),
+                    speculate=mode.startswith("ours-spec"),
                 )
             )
         else:
@@ -220,6 +222,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     kinds = tuple(args.kinds.split(","))
     cases = build_cases(generator, kinds, max_tokens=args.max_tokens, edit_limit=args.edit_limit)
     modes = [m for m in args.modes.split(",") if m]
+    unknown = sorted(set(modes) - set(ALL_MODES))
+    if unknown:
+        raise SystemExit(f"unknown mode(s) {', '.join(unknown)}: choose from {', '.join(ALL_MODES)}")
     peers: dict[str, Any] = {}
     for name in ("llguidance", "xgrammar"):
         if name in modes:
@@ -253,7 +258,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"full batch {got.full_batch_tokens_per_s()} tok/s",
                     file=sys.stderr,
                 )
-        for plain, spec in (("ours-ff", "ours-spec"), ("unconstrained", "unconstrained-spec")):
+        for plain, spec in (
+            ("ours-ff", "ours-spec"),
+            ("ours", "ours-spec-noff"),
+            ("unconstrained", "unconstrained-spec"),
+        ):
             if plain in per_mode and spec in per_mode:
                 # speculation must not change a greedy output: compared request by request (first rep)
                 twins = list(zip(per_mode[plain][0].results, per_mode[spec][0].results, strict=True))
