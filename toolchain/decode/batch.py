@@ -260,6 +260,7 @@ def generate_batch(
         raise ValueError("batch_size must be at least 1")
     cache_arg = _cache_argument(model)
     keeps_logits = _keeps_logits(model)
+    on_cpu = next(model.parameters()).device.type == "cpu"
     words = _logits_words(model)
     pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     waiting = deque(enumerate(requests))
@@ -283,8 +284,13 @@ def generate_batch(
             _retire(active, kv, results, tokenizer)
             if not active:
                 continue
+            # a CPU's forward pass costs about rows × positions, so with several rows a draft only
+            # fills positions the longest feed pads anyway; alone, or on a GPU (where a few more
+            # positions cost almost nothing), the drafter's own rule decides
+            longest = max(len(row.feed) for row in active)
+            shared = len(active) > 1 and on_cpu
             for row in active:
-                row.draft = _draft(row)
+                row.draft = _draft(row, longest - len(row.feed) if shared else None)
             inputs = kv.chunk([row.feed + row.draft for row in active], pad_id)
             # logits for the last fed position of each row and for its draft's positions
             positions = 1 + max(len(row.draft) for row in active)
@@ -406,20 +412,23 @@ def _append_forced(row: _Row) -> None:
         row.feed.append(token)
 
 
-def _draft(row: _Row) -> list[int]:
+def _draft(row: _Row, spare: int | None = None) -> list[int]:
     """The row's draft for the next forward pass (``speculate.py``): the prompt's continuation of
     its last tokens, cut where its grammar refuses a token, where the output would end, where
     fast-forward would append forced text, and where the token budget leaves no room for the
-    token chosen after it."""
+    token chosen after it. ``spare``: positions the pass has for it at no extra cost (padding),
+    the most it may take; None: the drafter's own rule."""
     drafter = row.drafter
-    if drafter is None or row.finish is not None:
+    if drafter is None or row.finish is not None or spare == 0:
         return []
     room = row.max_tokens - len(row.steps) - 1
+    if spare is not None:
+        room = min(room, spare)
     tail = row.token_ids[-drafter.context :]
     if len(tail) < drafter.context:
         tail = row.prompt_tail[len(tail) - drafter.context :] + tail
     # a feed of several tokens (a token and forced ones) is a chunk already: a draft adds little
-    proposed = drafter.propose(tail, room, cheap=len(row.feed) > 1)
+    proposed = drafter.propose(tail, room, cheap=len(row.feed) > 1 or spare is not None)
     if not proposed:
         return []
     matcher, engine = row.matcher, row.request.engine
