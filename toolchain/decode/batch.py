@@ -284,14 +284,19 @@ def generate_batch(
             _retire(active, kv, results, tokenizer)
             if not active:
                 continue
-            # a CPU's forward pass costs about rows × positions, so with several rows a draft only
-            # fills positions the longest feed pads anyway; alone, or on a GPU (where a few more
-            # positions cost almost nothing), the drafter's own rule decides
-            longest = max(len(row.feed) for row in active)
+            # a CPU's forward pass costs about rows × positions: with several rows, one row's chunk
+            # (forced text, a draft) would widen every row's pass. There each row reads one token
+            # per pass; a row with forced tokens still to read reads the next one and draws
+            # nothing (its output is already decided up to there), and drafts are made only into
+            # positions the longest feed pads anyway. Alone, or on a GPU (where a few more
+            # positions cost almost nothing), forced text goes in one pass and the drafter's own
+            # rule decides.
             shared = len(active) > 1 and on_cpu
-            for row in active:
-                row.draft = _draft(row, longest - len(row.feed) if shared else None)
-            inputs = kv.chunk([row.feed + row.draft for row in active], pad_id)
+            fed = [row.feed[:1] if shared else row.feed for row in active]
+            longest = max(len(f) for f in fed)
+            for row, feed in zip(active, fed, strict=True):
+                row.draft = _draft(row, longest - len(feed) if shared else None) if feed == row.feed else []
+            inputs = kv.chunk([feed + row.draft for row, feed in zip(active, fed, strict=True)], pad_id)
             # logits for the last fed position of each row and for its draft's positions
             positions = 1 + max(len(row.draft) for row in active)
             if keeps_logits:
@@ -321,7 +326,20 @@ def generate_batch(
                 run.mask_wait_s += fill_s
             run.mask_fill_s += fill_s
             before = sum(len(row.steps) for row in active)
-            kv.reject(_choose(run, active, logits, bits))
+            reading = [i for i, (row, feed) in enumerate(zip(active, fed, strict=True)) if feed != row.feed]
+            for i in reading:  # forced tokens still to read: the next pass reads the next one
+                active[i].feed = active[i].feed[len(fed[i]) :]
+            if reading:
+                drawing = [i for i in range(len(active)) if i not in set(reading)]
+                drops = [0] * len(active)
+                if drawing:
+                    at = torch.tensor(drawing, device=logits.device)
+                    chosen = _choose(run, [active[i] for i in drawing], logits[at], bits[drawing])
+                    for i, drop in zip(drawing, chosen, strict=True):
+                        drops[i] = drop
+                kv.reject(drops)
+            else:
+                kv.reject(_choose(run, active, logits, bits))
             made = sum(len(row.steps) for row in active) - before
             run.decode_steps.append((len(active), made, time.perf_counter() - t0))
             _retire(active, kv, results, tokenizer)
