@@ -11,8 +11,8 @@ Modes (``--modes``), through the same loop, interleaved repetition by repetition
 * ``unconstrained`` — no masks;
 * ``ours`` — our masks, fast-forward off; ``ours-ff`` — fast-forward on; ``ours-spec`` —
   fast-forward and copy speculation (``decode/speculate.py``), the library's default;
-  ``ours-spec-noff`` — copy speculation without fast-forward (the outputs of ``ours``); ``unconstrained-spec`` — no masks,
-  copy speculation (the other modes decode without it);
+  ``ours-spec-noff`` — copy speculation without fast-forward (the outputs of ``ours``);
+  ``unconstrained-spec`` — no masks, copy speculation (the other modes decode without it);
 * ``llguidance``, ``xgrammar`` — the peers' masks written into the batch's bitset row by row
   (schema cases only: they compile the JSON Schema themselves; no budget).
 
