@@ -274,7 +274,7 @@ def generate_batch(
         while active or waiting:
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
-                row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids)
+                row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids, keeps_logits)
                 if logits is None:  # forced text completed the output: no forward pass, no row
                     results[index] = _result(row, tokenizer)
                     continue
@@ -326,11 +326,11 @@ def generate_batch(
                 run.mask_wait_s += fill_s
             run.mask_fill_s += fill_s
             before = sum(len(row.steps) for row in active)
-            reading = [i for i, (row, feed) in enumerate(zip(active, fed, strict=True)) if feed != row.feed]
+            reading = {i for i, (row, feed) in enumerate(zip(active, fed, strict=True)) if feed != row.feed}
             for i in reading:  # forced tokens still to read: the next pass reads the next one
                 active[i].feed = active[i].feed[len(fed[i]) :]
             if reading:
-                drawing = [i for i in range(len(active)) if i not in set(reading)]
+                drawing = [i for i in range(len(active)) if i not in reading]
                 drops = [0] * len(active)
                 if drawing:
                     at = torch.tensor(drawing, device=logits.device)
@@ -387,6 +387,7 @@ def _join(
     kv: Any,
     cache_arg: str,
     eos_ids: frozenset[int],
+    keeps_logits: bool,
 ) -> tuple[_Row, torch.Tensor | None]:
     """Prefill the request's prompt (and the text its grammar forces first) on its own and add
     its row to the shared cache; returns the row and its first logits (1, V), or None (and no
@@ -410,7 +411,7 @@ def _join(
         return row, None
     ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
     t0 = time.perf_counter()
-    extra = {"logits_to_keep": 1} if _keeps_logits(model) else {}
+    extra = {"logits_to_keep": 1} if keeps_logits else {}
     out = model(input_ids=ids, use_cache=True, **extra)
     row.forward_s.append(time.perf_counter() - t0)
     kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)
