@@ -155,6 +155,8 @@ def one(
         "forward_ms_median": m.get("forward_ms_median"),
         "tokens_per_s": m.get("tokens_per_s"),
         "forced_tokens": m.get("forced_tokens"),
+        "forced_accepted_tokens": m.get("forced_accepted_tokens"),
+        "accepted_tokens": m.get("accepted_tokens"),
         "forward_passes": m.get("forward_passes"),
         "mask_ms_mean": result.metrics.get("mask_ms_mean"),
         "mask_share_of_forward": result.metrics.get("mask_share_of_forward"),

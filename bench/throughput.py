@@ -9,9 +9,10 @@ Each batch size runs ``max(batch, cases)`` requests (the cases in turn), all que
 Modes (``--modes``), through the same loop, interleaved repetition by repetition:
 
 * ``unconstrained`` — no masks;
-* ``ours`` — our masks, fast-forward off; ``ours-ff`` — fast-forward on; ``ours-spec`` —
-  fast-forward and copy speculation (``decode/speculate.py``), the library's default;
-  ``ours-spec-noff`` — copy speculation without fast-forward (the outputs of ``ours``);
+* ``ours`` — our masks, fast-forward off, step by step; ``ours-ff`` — fast-forward appending
+  forced tokens unverified (what sampled rows do); ``ours-spec`` — the library's greedy default:
+  forced text and copies of the prompt and output drafted and verified (``decode/speculate.py``),
+  the outputs of ``ours``; ``ours-spec-noff`` — copies only, forced text not drafted;
   ``unconstrained-spec`` — no masks, copy speculation (the other modes decode without it);
 * ``llguidance``, ``xgrammar`` — the peers' masks written into the batch's bitset row by row
   (schema cases only: they compile the JSON Schema themselves; no budget).
@@ -259,7 +260,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     file=sys.stderr,
                 )
         for plain, spec in (
-            ("ours-ff", "ours-spec"),
+            ("ours", "ours-spec"),
             ("ours", "ours-spec-noff"),
             ("unconstrained", "unconstrained-spec"),
         ):

@@ -273,8 +273,9 @@ class Generator:
         ``x-runtime``) says otherwise: see :meth:`CompiledSource.for_generation`.
         ``schema_prompt`` is how the schema is shown in the system prompt (``compact``, ``json``,
         ``none``); one that leaves no room for ``max_tokens`` in the model's context is left out,
-        with ``metrics["prompt_note"]`` saying so. ``fast_forward``: append the tokens of text the
-        grammar forces without sampling them (``decode/forced``); False decodes step by step.
+        with ``metrics["prompt_note"]`` saying so. ``fast_forward``: feed the tokens of text the
+        grammar forces in one forward pass (``decode/forced``; greedy decoding keeps what the
+        model would have chosen, its output is step-by-step's); False decodes step by step.
         ``reasoning``: a bounded section
         (``<think>…</think>``, at most ``reasoning.max_tokens`` tokens, inside ``max_tokens``)
         before the constrained output; ``text`` is then the value and ``reasoning`` the section."""

@@ -134,35 +134,46 @@ def test_greedy_outputs_equal_a_plain_decode_alone_and_batched_row_by_row() -> N
 
 
 def test_fast_forward_outputs_stay_in_the_grammar_and_the_budget_and_take_fewer_passes() -> None:
+    """Fast-forward appended (no speculation: forced tokens go in unverified) and verified (the
+    default for greedy rows: forced tokens drafted, the output step-by-step decoding's)."""
     lm, vocab = loaded()
     for prompt, engine in cases()[:3]:
         assert engine is not None
         max_tokens = max(48, (engine.shortest_output() or 0) + 8)
-        result = generate(
-            lm.model, lm.tokenizer, prompt, engine=engine, max_tokens=max_tokens, eos_ids=vocab.eos_ids
-        )
+        common = {"engine": engine, "max_tokens": max_tokens, "eos_ids": vocab.eos_ids}
+        result = generate(lm.model, lm.tokenizer, prompt, speculate=False, **common)
         matcher = engine.matcher(max_tokens)
         for token in result.token_ids:
             matcher.consume(token)  # forced tokens included: each is in the grammar and the budget
         assert result.finish_reason == "stop" and len(result.steps) <= max_tokens
         m = result.metrics
         assert m["forced_tokens"] == sum(s.forced for s in result.steps) > 0
-        # one forward pass per sampled token; the forced ones ride along, and so do the drafted
-        # tokens the verification kept (copy speculation)
-        assert m["forward_passes"] == len(result.steps) - m["forced_tokens"] - m["accepted_tokens"]
+        # one forward pass per sampled token; the forced ones ride along
+        assert m["forward_passes"] == len(result.steps) - m["forced_tokens"]
         assert all(s.clipped_mass is None for s in result.steps if s.forced)
         batched = generate_batch(
             lm.model,
             lm.tokenizer,
-            [BatchRequest(prompt, engine, max_tokens=max_tokens)],
+            [BatchRequest(prompt, engine, max_tokens=max_tokens, speculate=False)],
             eos_ids=vocab.eos_ids,
         ).results[0]
         assert batched.token_ids == result.token_ids  # fast-forward batched as single
 
+        stepwise = generate(lm.model, lm.tokenizer, prompt, fast_forward=False, speculate=False, **common)
+        verified = generate(lm.model, lm.tokenizer, prompt, **common)
+        assert verified.token_ids == stepwise.token_ids and verified.text == stepwise.text
+        v = verified.metrics
+        assert v["forced_tokens"] == 0 and v["forced_accepted_tokens"] > 0
+        assert v["forced_accepted_tokens"] <= v["forced_drafted_tokens"] <= v["drafted_tokens"]
+        # every kept draft token (forced or copied) saved a forward pass
+        assert v["forward_passes"] == len(verified.steps) - v["accepted_tokens"]
+        assert v["forward_passes"] < stepwise.metrics["forward_passes"]
+
 
 def test_copy_speculation_keeps_greedy_outputs_and_saves_forward_passes() -> None:
-    """Speculation on against off, fast-forward off and on: the same tokens row by row, alone
-    (the cache cropped) and two rows at a time (the rejected columns masked in a shared cache)."""
+    """Speculation (copies, and with fast-forward forced text) against step-by-step decoding:
+    the same tokens row by row, alone (the cache cropped) and two rows at a time (the rejected
+    columns masked in a shared cache)."""
     lm, vocab = loaded()
     rows = cases()
     picked = edit_cases()
@@ -171,17 +182,17 @@ def test_copy_speculation_keeps_greedy_outputs_and_saves_forward_passes() -> Non
     picked += [rows[0], rows[-1]]  # a purchase order, and a row without a grammar
     budgets = [max(48, (engine.shortest_output() or 0) + 8) if engine else 48 for _, engine in picked]
     drafted = accepted = 0
-    for fast_forward in (False, True):
-        plain = generate_batch(
-            lm.model,
-            lm.tokenizer,
-            [
-                BatchRequest(p, e, max_tokens=b, fast_forward=fast_forward, speculate=False)
-                for (p, e), b in zip(picked, budgets, strict=True)
-            ],
-            batch_size=1,
-            eos_ids=vocab.eos_ids,
-        )
+    plain = generate_batch(
+        lm.model,
+        lm.tokenizer,
+        [
+            BatchRequest(p, e, max_tokens=b, fast_forward=False, speculate=False)
+            for (p, e), b in zip(picked, budgets, strict=True)
+        ],
+        batch_size=1,
+        eos_ids=vocab.eos_ids,
+    )
+    for fast_forward in (False, True):  # on: forced text drafted too
         for batch_size in (1, 2):
             spec = generate_batch(
                 lm.model,
@@ -261,19 +272,17 @@ def test_a_steps_mask_time_counts_the_fill_the_loop_waited_for() -> None:
     assert side.mask_wait_s <= side.mask_fill_s + 0.02
 
 
-def test_a_fully_forced_output_takes_no_forward_pass() -> None:
+def test_a_fully_forced_output_takes_at_most_the_prefill() -> None:
+    """Appended (no speculation): no forward pass at all. Verified (the greedy default): the
+    prefill's one pass checks the whole forced text, which is the model's own choice here."""
     lm, vocab = loaded()
     engine = GrammarEngine(Grammar({"root": literal('{"answer": "yes"}')}), vocab)
-    result = generate(lm.model, lm.tokenizer, "Answer.", engine=engine, max_tokens=32, eos_ids=vocab.eos_ids)
+    common = {"engine": engine, "max_tokens": 32, "eos_ids": vocab.eos_ids}
+    result = generate(lm.model, lm.tokenizer, "Answer.", speculate=False, **common)
     assert result.text == '{"answer": "yes"}' and result.finish_reason == "stop"
     assert all(s.forced for s in result.steps) and result.metrics["forward_passes"] == 0
-    stepwise = generate(
-        lm.model,
-        lm.tokenizer,
-        "Answer.",
-        engine=engine,
-        max_tokens=32,
-        eos_ids=vocab.eos_ids,
-        fast_forward=False,
-    )
+    stepwise = generate(lm.model, lm.tokenizer, "Answer.", fast_forward=False, speculate=False, **common)
     assert stepwise.text == result.text and stepwise.metrics["forward_passes"] == len(stepwise.steps)
+    verified = generate(lm.model, lm.tokenizer, "Answer.", **common)
+    assert verified.token_ids == stepwise.token_ids and verified.finish_reason == "stop"
+    assert verified.metrics["forward_passes"] < len(stepwise.steps)

@@ -77,3 +77,15 @@ def test_rejected_positions_are_cropped_at_one_row_and_masked_in_a_shared_cache(
     kv.reject([0, 1])
     assert kv.columns == 5 and kv.positions == [5, 4]
     assert kv.attention.tolist() == [[1, 1, 1, 1, 1], [1, 1, 1, 1, 0]]
+
+
+def test_the_output_so_far_is_searched_after_the_prompt() -> None:
+    drafter = CopyDrafter([1, 2, 3], first_span=4)
+    assert drafter.propose([0, 40, 41], limit=16) == []  # not in the prompt
+    drafter.extend([40, 41, 42, 43, 44, 30, 40, 41])
+    # the output's first (40, 41) is followed by 42 43 44 30; its last (40, 41), at the end of
+    # the source, has no continuation and is not a candidate
+    assert drafter.propose([30, 40, 41], limit=16) == [42, 43, 44, 30]
+    drafter.extend([40, 41, 42, 43, 44, 30, 40, 41, 42])  # only what is new is appended
+    assert drafter.source.tolist() == [1, 2, 3, 40, 41, 42, 43, 44, 30, 40, 41, 42]
+    assert drafter.propose([41, 42], limit=3) == [43, 44, 30]

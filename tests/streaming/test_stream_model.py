@@ -69,7 +69,9 @@ def test_the_events_agree_with_the_result() -> None:
     end = events[-1]
     assert end["event"] == "end" and end["finish_reason"] == "stop" and end["complete"]
     assert end["result"] == result.to_dict() and end["open"] == []
-    assert result.metrics["fast_forward"] and result.metrics["forced_tokens"] > 0  # the default
+    # the default: greedy, so forced text is drafted and verified, none appended unverified
+    m = result.metrics
+    assert m["fast_forward"] and m["forced_tokens"] == 0 and m["forced_accepted_tokens"] > 0
     json.dumps(events)
 
 

@@ -161,7 +161,8 @@ def fast_forward_option() -> Any:
     return typer.Option(
         True,
         "--fast-forward/--no-fast-forward",
-        help="Append text the grammar forces without sampling it, in one forward pass (default on).",
+        help="Feed text the grammar forces in one forward pass (default on; greedy decoding keeps "
+        "only what the model would have chosen, so its output is step-by-step decoding's).",
     )
 
 

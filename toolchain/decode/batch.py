@@ -26,13 +26,14 @@ Greedy outputs equal a plain decode's row by row, alone or batched
 masked, positions are per row.
 
 Copy speculation (``speculate=True``, greedy rows only; ``speculate.py``): a row whose last output
-tokens occur in its prompt appends the tokens that follow them there (a draft, cut where its
-grammar refuses it) to its feed. The forward pass returns logits for the draft's positions too;
-each position is then chosen as without a draft — its grammar's mask, the budget, the greedy
-argmax — and the draft is kept while it agrees. The first disagreeing choice is the row's next
-token; the draft's later positions are forgotten (``KVRows.reject``). Outputs are those of
-decoding without speculation; a row with fast-forward stops verifying where forced text begins,
-so that fast-forward appends it as it would have.
+tokens occur in its prompt or earlier in its output appends the tokens that follow them there (a
+draft, cut where its grammar refuses it) to its feed; where its grammar forces text, the forced
+tokens are drafted (verified fast-forward: a greedy row with ``fast_forward`` drafts forced text
+instead of appending it). The forward pass returns logits for the draft's positions too; each
+position is then chosen as without a draft — its grammar's mask, the budget, the greedy argmax —
+and the draft is kept while it agrees. The first disagreeing choice is the row's next token; the
+draft's later positions are forgotten (``KVRows.reject``). Outputs are those of step-by-step
+decoding. A joining row's first draft rides with its prompt's prefill.
 """
 
 from __future__ import annotations
@@ -194,6 +195,12 @@ class _Row:
         self.drafter: CopyDrafter | None = CopyDrafter(prompt_ids) if speculates else None
         self.prompt_tail = list(prompt_ids[-16:])
         self.draft: list[int] = []  # fed after ``feed``, not yet chosen
+        self.copied = 0  # … of which the copy drafter's (the rest: forced tokens, ``guide``)
+        # a speculating row without fast-forward drafts the forced tokens instead of appending
+        # them: verified like a copy, so the output stays step-by-step decoding's
+        self.guide: ForcedTokens | None = None
+        self.guided = 0  # forced tokens drafted
+        self.guided_kept = 0  # … of which the verification kept
         self.tokenizer: Any = None
         self.stop_ids: set[int] = set()
 
@@ -280,7 +287,8 @@ def generate_batch(
                     continue
                 run.forward_passes += 1
                 active.append(row)
-                _choose(run, [row], logits, fill_bitmask([row], words))
+                drops = _choose(run, [row], logits, fill_bitmask([row], words))
+                kv.reject([0] * (len(active) - 1) + drops)
             _retire(active, kv, results, tokenizer)
             if not active:
                 continue
@@ -401,22 +409,31 @@ def _join(
     row.tokenizer = tokenizer
     row.stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
     if engine is not None and request.fast_forward:
-        row.forced = forced_tokens(engine, tokenizer)
-        _append_forced(row)
+        if row.drafter is not None:
+            # greedy: forced text is fed as a draft and verified (the output stays step-by-step
+            # decoding's, in about as few forward passes)
+            row.guide = forced_tokens(engine, tokenizer)
+        else:
+            row.forced = forced_tokens(engine, tokenizer)
+            _append_forced(row)
     if matcher is not None and matcher.is_terminated():
         row.finish = "stop"
     elif len(row.steps) >= max_tokens:
         row.finish = "length"
     if row.finish is not None:
         return row, None
-    ids = torch.cat([input_ids, torch.tensor([row.feed], dtype=input_ids.dtype)], dim=-1).to(device)
+    # the prefill is a chunk anyway: a draft (forced text first of all) rides along
+    row.draft = _draft(row) if keeps_logits else []
+    fed = row.feed + row.draft
+    ids = torch.cat([input_ids, torch.tensor([fed], dtype=input_ids.dtype)], dim=-1).to(device)
+    positions = 1 + len(row.draft)
     t0 = time.perf_counter()
-    extra = {"logits_to_keep": 1} if keeps_logits else {}
+    extra = {"logits_to_keep": positions} if keeps_logits else {}
     out = model(input_ids=ids, use_cache=True, **extra)
     row.forward_s.append(time.perf_counter() - t0)
     kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)
     row.feed = []
-    return row, out.logits[:, -1:]
+    return row, out.logits[:, -positions:]
 
 
 def _append_forced(row: _Row) -> None:
@@ -432,36 +449,65 @@ def _append_forced(row: _Row) -> None:
 
 
 def _draft(row: _Row, spare: int | None = None) -> list[int]:
-    """The row's draft for the next forward pass (``speculate.py``): the prompt's continuation of
-    its last tokens, cut where its grammar refuses a token, where the output would end, where
-    fast-forward would append forced text, and where the token budget leaves no room for the
-    token chosen after it. ``spare``: positions the pass has for it at no extra cost (padding),
-    the most it may take; None: the drafter's own rule."""
+    """The row's draft for the next forward pass (``speculate.py``): the continuation of its last
+    tokens in its prompt or output, cut where its grammar refuses a token, where the output would
+    end, and where the token budget leaves no room for the token chosen after it. Where the
+    grammar forces text, its tokens (as fast-forward would append them) are drafted, alone or
+    after the copy: verified fast-forward. ``spare``:
+    positions the pass has for it at no extra cost (padding), the most it may take; None: the
+    drafter's own rule."""
     drafter = row.drafter
+    row.copied = 0
     if drafter is None or row.finish is not None or spare == 0:
         return []
     room = row.max_tokens - len(row.steps) - 1
     if spare is not None:
         room = min(room, spare)
+    if room < 1:
+        return []
+    matcher, engine, guide = row.matcher, row.request.engine, row.guide
+    if matcher is not None and guide is not None and guide.tokens(matcher.config):
+        # the grammar forces the next bytes: the likeliest draft there is, whatever the cost
+        forced = _consume_forced(row, room)
+        matcher.rollback(len(forced))
+        return forced
+    drafter.extend(row.token_ids)
     tail = row.token_ids[-drafter.context :]
     if len(tail) < drafter.context:
         tail = row.prompt_tail[len(tail) - drafter.context :] + tail
-    # a feed of several tokens (a token and forced ones) is a chunk already: a draft adds little
-    proposed = drafter.propose(tail, room, cheap=len(row.feed) > 1 or spare is not None)
+    proposed = drafter.propose(tail, room, cheap=spare is not None)
     if not proposed:
         return []
-    matcher, engine = row.matcher, row.request.engine
     if matcher is None or engine is None:
         cut = next((i for i, t in enumerate(proposed) if t in row.stop_ids), len(proposed))
+        row.copied = cut
         return proposed[:cut]
     taken: list[int] = []
+    copied: int | None = None
     for token in proposed:
         if not matcher.try_consume(token):
             break
         taken.append(token)
-        if matcher.is_terminated() or (row.forced is not None and row.forced.tokens(matcher.config)):
+        if matcher.is_terminated():
             break
+        if guide is not None and guide.tokens(matcher.config):
+            copied = len(taken)
+            taken += _consume_forced(row, room - len(taken))
+            break
+    row.copied = len(taken) if copied is None else copied
     matcher.rollback(len(taken))
+    return taken
+
+
+def _consume_forced(row: _Row, room: int) -> list[int]:
+    """The forced tokens from the matcher's configuration, consumed (the caller rolls back)."""
+    matcher, guide = row.matcher, row.guide
+    assert matcher is not None and guide is not None
+    taken: list[int] = []
+    for token in guide.tokens(matcher.config)[:room]:
+        if not matcher.try_consume(token):
+            break
+        taken.append(token)
     return taken
 
 
@@ -518,8 +564,10 @@ def _choose(
             unpack = (time.perf_counter() - t1) * 1e6
             token, mass, closing, budget_us = _pick(row, at, row_blocked, row_masked, row_mass, None)
             mask_us = unpack + budget_us if constrained[r] else None
-        if row.drafter is not None and draft:
-            row.drafter.verified(len(draft), kept)
+        if row.drafter is not None and row.copied:
+            row.drafter.verified(row.copied, min(kept, row.copied))
+        row.guided += len(draft) - row.copied
+        row.guided_kept += max(0, kept - row.copied)
         drops.append(len(draft) - kept)
         row.draft = []
     run.mask_apply_s += time.perf_counter() - t0
@@ -621,13 +669,15 @@ def _result(row: _Row, tokenizer: Any) -> GenerationResult:
     else:
         text = str(tokenizer.decode(row.token_ids))  # whole, as ``generate`` does
     metrics = _metrics(row.steps, row.forward_s, elapsed, engine, row.hits0, row.miss0)
-    metrics["fast_forward"] = row.forced is not None
+    metrics["fast_forward"] = row.forced is not None or row.guide is not None
     drafter = row.drafter
     metrics["speculate"] = drafter is not None
     if drafter is not None:
         metrics["drafts"] = drafter.drafts
-        metrics["drafted_tokens"] = drafter.drafted
-        metrics["accepted_tokens"] = drafter.accepted
+        metrics["drafted_tokens"] = drafter.drafted + row.guided
+        metrics["accepted_tokens"] = drafter.accepted + row.guided_kept
+        metrics["forced_drafted_tokens"] = row.guided
+        metrics["forced_accepted_tokens"] = row.guided_kept
     metrics["elapsed_s"] = round(elapsed, 4)  # joining the batch to leaving it
     if row.max_tokens < row.request.max_tokens:
         metrics["max_tokens_capped_to"] = row.max_tokens

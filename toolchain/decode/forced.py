@@ -6,7 +6,8 @@ The engine knows, per configuration, the bytes the grammar forces from it
 grammar). Here those bytes become tokens, once per configuration and cached beside the engine
 (as ``masking.py`` caches mask tensors): the loop feeds them to the model in the same forward
 pass as the token it sampled (a prefill chunk over the KV cache), so ``k`` forced tokens cost one
-forward pass instead of ``k``.
+forward pass instead of ``k``. A greedy row drafts them and keeps what the model's own choice
+agrees with (``batch.py``); a sampling row appends them.
 
 Tokenisation, so that the model reads text as its tokenizer writes it:
 

@@ -15,12 +15,15 @@ unpacking the batch's bitsets to the blocked-token tensor, and the budget's chec
 clipped mass, the ``masked_fill`` nor the draw (``bench/e2e_fresh.py`` times the peers so).
 
 Fast-forward (``fast_forward=True``, the default under a grammar): where the grammar forces the
-next bytes, their tokens (``forced.py``) are appended without sampling and fed to the model in
-the same forward pass as the sampled token before them, as a prefill chunk over the KV cache.
-Each appears as a step of its own (``StepTrace.forced``; ``on_step`` sees it), counts against
-``max_tokens`` and the budget, and has no clipped mass (no distribution was computed for it).
-The output's form is the grammar's either way; its tokens, and so what the model writes after
-them, may differ from step-by-step decoding where the forced text is tokenised otherwise.
+next bytes, their tokens (``forced.py``) go to the model in one forward pass instead of one pass
+each. A greedy request with ``speculate`` (the default) drafts them and keeps those the model's
+own step-by-step choice agrees with, so its output is step-by-step decoding's token for token
+(``batch.py``, ``speculate.py``). Otherwise (sampling, ``speculate=False``) they are appended
+without sampling and fed as a prefill chunk behind the sampled token before them: each appears
+as a step of its own (``StepTrace.forced``; ``on_step`` sees it), counts against ``max_tokens``
+and the budget, and has no clipped mass (no distribution was computed for it); the output's form
+is the grammar's, but its tokens, and so what the model writes after them, may differ from
+step-by-step decoding where the forced text is tokenised otherwise.
 """
 
 from __future__ import annotations
@@ -123,10 +126,10 @@ def generate(
     complete within ``max_tokens`` (EOS counted): the masks close the output as the budget runs
     out (``engine/budget.py``), so ``finish_reason`` is always ``stop``. A budget below the
     grammar's shortest output raises ``BudgetTooSmall`` before the first forward pass.
-    ``fast_forward``: append the tokens of forced text without sampling (module docstring);
+    ``fast_forward``: feed the tokens of forced text in one forward pass (module docstring);
     False decodes every token step by step. ``speculate``: greedy decoding drafts copies of the
-    prompt and verifies them in one forward pass (``decode/speculate.py``); the output is the
-    one decoding without drafts gives.
+    prompt and the output, and forced text, and verifies them in one forward pass
+    (``decode/speculate.py``); the output is the one step-by-step decoding gives.
 
     A batch of one through ``decode/batch.py``'s loop, the mask filled after the forward pass:
     with one row there is no other row's work to hide, and a worker thread's hand-off costs

@@ -1,14 +1,17 @@
 """Copy speculation ("prompt lookup"): draft the tokens that followed the output's last tokens
-where those occur in the prompt.
+where those occur in the prompt or earlier in the output.
 
 Much of what a model writes is a copy of its prompt — a SEARCH block is the file's own lines, a
 REPLACE block mostly the same lines changed in one place, an extraction repeats the document's
 values. When the output's last few tokens occur in the prompt's token ids, the tokens that follow
-them there are a cheap guess at what comes next. The batched loop (``batch.py``) feeds that guess
-(the draft) in the same forward pass as the token it chose, verifies it position by position with
-the masked greedy choice, keeps the longest prefix that greedy decoding would have chosen (plus
-the one token it chose where the draft went wrong) and forgets the rest from the KV cache: a
-greedy output is the one decoding without a draft gives, in fewer forward passes.
+them there are a cheap guess at what comes next. The output so far is searched too, after the
+prompt: a REPLACE block repeats its SEARCH block's lines as the model tokenised them there, and
+a format's markers recur the way the model wrote them the first time. The batched loop
+(``batch.py``) feeds that guess (the draft) in the same forward pass as the token it chose,
+verifies it position by position with the masked greedy choice, keeps the longest prefix that
+greedy decoding would have chosen (plus the one token it chose where the draft went wrong) and
+forgets the rest from the KV cache: a greedy output is the one decoding without a draft gives,
+in fewer forward passes.
 
 Here only the drafting: where to copy from, and how long a draft to risk. On a CPU a forward pass
 over ``k`` tokens costs more than over one (on a GPU nearly the same), so the span adapts: it
@@ -41,6 +44,7 @@ class CopyDrafter:
         too often by chance); ``context``: how far back the output is compared with each
         occurrence to choose between them."""
         self.source: npt.NDArray[np.int64] = np.asarray(list(source), dtype=np.int64)
+        self.prompt_size = int(self.source.size)
         self.ngram = ngram
         self.max_span = max_span
         self.min_span = min_span
@@ -52,6 +56,13 @@ class CopyDrafter:
         self.accepted = 0  # … of which the verification kept
         self._start = -1  # where in ``source`` the last draft was copied from
         self._next = -1  # the source position that continues the last verified copy
+
+    def extend(self, output: Sequence[int]) -> None:
+        """Make the output so far (``output``: all of it, it only grows) searchable after the
+        prompt."""
+        seen = self.source.size - self.prompt_size
+        if len(output) > seen:
+            self.source = np.concatenate([self.source, np.asarray(output[seen:], dtype=np.int64)])
 
     def propose(self, tail: Sequence[int], limit: int, *, cheap: bool = True) -> list[int]:
         """Up to ``min(span, limit)`` tokens that followed ``tail``'s last ``ngram`` tokens in
@@ -88,7 +99,9 @@ class CopyDrafter:
         agree longest with the output's (the first of equals), and how many tokens agree;
         (-1, 0) when they do not occur."""
         n, src = self.ngram, self.source
-        hits = np.flatnonzero(src[n - 1 :] == last[-1])  # occurrence ends at hit + n - 1
+        # an occurrence ends at hit + n - 1 and must have a continuation (the output's own last
+        # tokens, at the end of the source, have none)
+        hits = np.flatnonzero(src[n - 1 : -1] == last[-1])
         if hits.size == 0:
             return -1, 0
         for back in range(1, n):
