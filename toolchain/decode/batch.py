@@ -196,7 +196,7 @@ class _Row:
         self.prompt_tail = list(prompt_ids[-16:])
         self.draft: list[int] = []  # fed after ``feed``, not yet chosen
         self.copied = 0  # … of which the copy drafter's (the rest: forced tokens, ``guide``)
-        # a speculating row without fast-forward drafts the forced tokens instead of appending
+        # a speculating row with fast-forward drafts the forced tokens instead of appending
         # them: verified like a copy, so the output stays step-by-step decoding's
         self.guide: ForcedTokens | None = None
         self.guided = 0  # forced tokens drafted
