@@ -397,9 +397,10 @@ def _join(
     eos_ids: frozenset[int],
     keeps_logits: bool,
 ) -> tuple[_Row, torch.Tensor | None]:
-    """Prefill the request's prompt (and the text its grammar forces first) on its own and add
-    its row to the shared cache; returns the row and its first logits (1, V), or None (and no
-    forward pass) when the forced text completed the output or left no room."""
+    """Prefill the request's prompt (and the text its grammar forces first: appended, or as the
+    row's first draft) on its own and add its row to the shared cache; returns the row and its
+    logits (1, 1 + draft, V), the draft's positions ending at the last, or None (and no forward
+    pass) when appended forced text completed the output or left no room."""
     device = next(model.parameters()).device
     input_ids = tokenizer(request.prompt, return_tensors="pt", add_special_tokens=False).input_ids
     max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
@@ -453,9 +454,8 @@ def _draft(row: _Row, spare: int | None = None) -> list[int]:
     tokens in its prompt or output, cut where its grammar refuses a token, where the output would
     end, and where the token budget leaves no room for the token chosen after it. Where the
     grammar forces text, its tokens (as fast-forward would append them) are drafted, alone or
-    after the copy: verified fast-forward. ``spare``:
-    positions the pass has for it at no extra cost (padding), the most it may take; None: the
-    drafter's own rule."""
+    after the copy: verified fast-forward. ``spare``: positions the pass has for it at no extra
+    cost (padding), the most it may take; None: the drafter's own rule. Sets ``row.copied``."""
     drafter = row.drafter
     row.copied = 0
     if drafter is None or row.finish is not None or spare == 0:
@@ -569,7 +569,7 @@ def _choose(
         row.guided += len(draft) - row.copied
         row.guided_kept += max(0, kept - row.copied)
         drops.append(len(draft) - kept)
-        row.draft = []
+        row.draft, row.copied = [], 0
     run.mask_apply_s += time.perf_counter() - t0
     return drops
 
