@@ -5,7 +5,7 @@ one through it, so a single request and a batched one take the same steps (mask,
 fast-forward, finish). Here: the result types (``StepTrace``, ``GenerationResult``), the context
 cap (``_room``), the budget-aware draw (``_draw``, ``_close``), the metrics, and
 ``GrammarLogitsProcessor``, which offers the same masks to users of ``transformers``' own
-``generate``. The engine's bitsets become tensors in ``masking.py`` and ``batch.blocked_rows``.
+``generate``. The engine's bitsets become tensors in ``masking.py``.
 
 Our own loop rather than ``model.generate`` so that every step can report its mask time and the
 clipped probability mass, EOS is decided by the grammar, and truncation is explicit
@@ -294,7 +294,7 @@ class GrammarLogitsProcessor:
         return self.matchers[0]
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        from gramwright.decode.batch import blocked_rows
+        from gramwright.decode.masking import blocked_rows
         from gramwright.engine import bitset
 
         rows = int(input_ids.shape[0])

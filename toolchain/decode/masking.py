@@ -64,6 +64,26 @@ def _unpack_on_device(words: npt.NDArray[np.int32], covered: int, dev: torch.dev
     return (bits == 0).flatten()[:covered]
 
 
+def blocked_rows(words: npt.NDArray[np.int32], width: int, device: torch.device) -> torch.Tensor:
+    """The ``(rows, width)`` bool tensor, True where a row's bitset has no bit (and past its end),
+    unpacked in one operation on ``device``: the batched loop's masks (``rows.fill_bitmask``)."""
+    rows, count = words.shape
+    covered = min(width, count * 32)
+    if device.type == "cpu":
+        allowed = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, :covered]
+        blocked = torch.from_numpy(allowed == 0)
+    else:
+        packed = torch.from_numpy(words).to(device, non_blocking=True)
+        blocked = (((packed.unsqueeze(-1) >> _shifts(device)) & 1) == 0).reshape(rows, count * 32)[
+            :, :covered
+        ]
+    if covered < width:
+        blocked = torch.cat(
+            [blocked, torch.ones(rows, width - covered, dtype=torch.bool, device=device)], dim=1
+        )
+    return blocked
+
+
 class TensorMasks:
     """Blocked-token tensors of one engine's states, per (state, device, width), bounded (see
     above). The states are the matcher's ``mask_state``s (a configuration, and the tokens left
