@@ -25,7 +25,7 @@ shorter and end at different steps, so the whole run's ratio also measures prefi
 fewer tokens and a draining batch; the full-batch ratio is the masks' cost at equal occupancy.
 
     python -m bench.throughput --json [--device auto|cpu|cuda] [--batch-sizes 1,4,16,32]
-        [--reps 3] [--max-tokens 128] [--kinds po,mixed,edit] [--modes ...] [--threads N]
+        [--reps 3] [--max-tokens 128] [--kinds po,mixed,edit] [--modes ...] [--threads N] [--dtype D]
 
 On a GPU machine: ``python -m bench.throughput --json --device cuda --reps 5`` (the model loads in
 its checkpoint's dtype there; the bitsets are unpacked on the GPU).
@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from gramwright.decode.batch import generate_batch
     from gramwright.generation import Generator
 
-    generator = Generator(device=args.device, threads=args.threads or None)
+    generator = Generator(device=args.device, threads=args.threads or None, dtype=args.dtype)
     lm = generator.load_model()
     kinds = tuple(args.kinds.split(","))
     cases = build_cases(generator, kinds, max_tokens=args.max_tokens, edit_limit=args.edit_limit)
@@ -342,6 +342,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "model": lm.name,
         "device": lm.device,
         "threads": lm.threads,
+        "dtype": lm.dtype,
         "kinds": list(kinds),
         "cases": [c.name for c in cases],
         "max_tokens": args.max_tokens,
@@ -356,6 +357,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: the policy's)")
+    parser.add_argument("--dtype", default="auto", help="auto | float32 | bfloat16 | float16 (models/loader)")
     parser.add_argument("--batch-sizes", default="1,4,16,32")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=128)

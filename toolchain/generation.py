@@ -79,6 +79,7 @@ class Generation:
     validation: Validation | None = None
     constrained: bool = True
     device: str = ""
+    dtype: str = ""  # the model's weights: float32, bfloat16, …
     token_ids: list[int] = field(default_factory=list, repr=False)
     # the token budget narrowed the masks from this character of ``text`` on (None: never): the
     # output is complete, but the values open there were closed early (``cut``)
@@ -109,6 +110,7 @@ class Generation:
             "constrained": self.constrained,
             "model": self.model,
             "device": self.device,
+            "dtype": self.dtype,
             "metrics": self.metrics,
             "token_ids": list(self.token_ids),  # to replay the run in another engine
         }
@@ -133,13 +135,21 @@ class Generator:
     also kept on disk, so a new process starts with warm masks)."""
 
     def __init__(
-        self, model: str | None = None, *, device: str | None = None, threads: int | None = None
+        self,
+        model: str | None = None,
+        *,
+        device: str | None = None,
+        threads: int | None = None,
+        dtype: str | None = None,
     ) -> None:
         """``device``: auto (default: CUDA when present), cpu or cuda; ``threads``: torch's CPU
-        threads (default: ``OMP_NUM_THREADS``, else one core left free; ``models/threads``)."""
+        threads (default: ``OMP_NUM_THREADS``, else one core left free; ``models/threads``);
+        ``dtype``: auto (default: float32 on a CPU, the checkpoint's on a GPU), float32,
+        bfloat16 or float16 (``models/loader.resolve_dtype``)."""
         self.model_spec = model
         self.device = device
         self.threads = threads
+        self.dtype = dtype
         self._lm: LoadedModel | None = None
         self._vocab: Any = None
         self._tokenizer_vocab: Any = None  # the tokenizer's alone, read before a model loads
@@ -171,8 +181,10 @@ class Generator:
             from gramwright.models.loader import load_model
             from gramwright.models.vocabulary import vocabulary_of_loaded
 
-            lm = load_model(self.model_spec, device=self.device, progress=progress, threads=self.threads)
-            progress(f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s); reading the vocabulary")
+            lm = load_model(
+                self.model_spec, device=self.device, progress=progress, threads=self.threads, dtype=self.dtype
+            )
+            progress(f"model {lm.name} on {lm.device}, {lm.dtype} ({lm.load_s:.1f}s); reading the vocabulary")
             self._vocab = vocabulary_of_loaded(lm)
             self._lm = lm
         return self._lm
@@ -443,6 +455,7 @@ class Generator:
             validation=validation,
             constrained=constrain,
             device=str(lm.device),
+            dtype=lm.dtype,
             token_ids=list(result.token_ids),
             closing_offset=result.closing_offset,
             cut=cut,

@@ -156,6 +156,16 @@ def threads_option() -> Any:
     )
 
 
+def dtype_option() -> Any:
+    """``--dtype``: the model's weights and arithmetic (``models/loader.resolve_dtype``)."""
+    return typer.Option(
+        "auto",
+        "--dtype",
+        help="auto (float32 on a CPU, the checkpoint's on a GPU) | float32 | bfloat16 | float16. "
+        "bfloat16 is faster on a GPU or an AMX CPU; outputs then may differ from step-by-step decoding.",
+    )
+
+
 def fast_forward_option() -> Any:
     """``--fast-forward/--no-fast-forward``: text the grammar forces appended without sampling."""
     return typer.Option(

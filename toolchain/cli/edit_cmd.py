@@ -77,6 +77,7 @@ def edit_cmd(
     ),
     device: str = common.device_option(),
     threads: int | None = common.threads_option(),
+    dtype: str = common.dtype_option(),
     fast_forward: bool = common.fast_forward_option(),
     fmt: str = common.format_option(),
     allow_broken_syntax: bool = typer.Option(
@@ -113,7 +114,7 @@ def edit_cmd(
                 progress=lambda msg: status.update(msg),
                 allow_broken_syntax=allow_broken_syntax,
                 accept_budget_close=accept_budget_close,
-                generator=Generator(model, device=device, threads=threads),
+                generator=Generator(model, device=device, threads=threads, dtype=dtype),
                 fast_forward=fast_forward,
             )
     if fmt == "json":

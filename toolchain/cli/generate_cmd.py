@@ -33,6 +33,7 @@ Examples:
   gramwright generate --schema po.json --prompt "..." --no-constrain   # the unconstrained baseline
   gramwright generate --schema po.json --prompt "..." --open-objects   # allow undeclared keys
   gramwright generate --schema po.json --prompt "..." --device cpu --threads 1 --no-fast-forward
+  gramwright generate --schema po.json --prompt "..." --dtype bfloat16  # faster on AMX CPUs, GPUs
 
   gramwright generate --tools tools.json --prompt "Weather in Oslo?"    # tool calls (docs/tools.md)
 
@@ -105,6 +106,7 @@ def generate_cmd(
     ),
     device: str = common.device_option(),
     threads: int | None = common.threads_option(),
+    dtype: str = common.dtype_option(),
     fast_forward: bool = common.fast_forward_option(),
     tools: str | None = tools_cli.tools_option(),
     tool_choice: str = tools_cli.tool_choice_option(),
@@ -212,7 +214,7 @@ def generate_cmd(
 
             generator = LlamaCppGenerator(model)
         else:
-            generator = Generator(model, device=device, threads=threads)
+            generator = Generator(model, device=device, threads=threads, dtype=dtype)
         if not no_constrain:  # a budget below the shortest output: refused before the model loads
             generator.check_budget(source, max_tokens)
         with console.status("loading model…") as status:

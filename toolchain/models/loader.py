@@ -65,6 +65,7 @@ class LoadedModel:
     load_s: float
     from_cache: bool  # weights and tokenizer came from gramwright's GGUF conversion cache
     threads: str = ""  # torch's CPU thread policy in force (``models/threads``), described
+    dtype: str = ""  # the weights' dtype: float32, bfloat16, …
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,23 @@ def resolve_device(device: str | None) -> str:
     raise ModelError(f"unknown device {device!r}", hint="use auto, cpu or cuda (cuda:N)")
 
 
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def resolve_dtype(dtype: str | None) -> str | None:
+    """``auto`` (or None) → None: float32 on a CPU, the checkpoint's own dtype on a GPU (a GGUF's
+    weights are converted to float32, so float32 there too); a dtype of ``DTYPES`` as named;
+    anything else refused with a hint. bfloat16 and float16 compute faster where the hardware
+    has them (a GPU; a CPU with AMX or AVX-512 BF16), but a pass over several positions then
+    rounds differently from one over one, so verified drafts may keep a token that step-by-step
+    decoding would not have chosen (``docs/throughput.md``, "Numbers")."""
+    if dtype is None or dtype == "auto":
+        return None
+    if dtype not in DTYPES:
+        raise ModelError(f"unknown dtype {dtype!r}", hint=f"use one of {', '.join(DTYPES)}")
+    return dtype
+
+
 def _load_gguf_model(gguf: Path, progress: Progress | None) -> tuple[Any, bool]:
     from transformers import AutoModelForCausalLM
 
@@ -369,14 +387,17 @@ def load_model(
     device: str | None = None,
     progress: Progress | None = None,
     threads: int | None = None,
+    dtype: str | None = None,
 ) -> LoadedModel:
     """Load weights and tokenizer for generation (``None`` = the embedded SmolLM2-135M-Instruct).
     ``device``: auto (default), cpu, cuda (``resolve_device``); ``threads``: torch's CPU
-    intra-op threads, else ``OMP_NUM_THREADS``, else one core left free (``models/threads``)."""
+    intra-op threads, else ``OMP_NUM_THREADS``, else one core left free (``models/threads``);
+    ``dtype``: auto (default), float32, bfloat16, float16 (``resolve_dtype``)."""
     from gramwright.models.threads import apply_threads
 
     started = time.perf_counter()
     _say(progress, "locating model")
+    chosen = resolve_dtype(dtype)
     source = _resolve(model)
     device = resolve_device(device)
     policy = apply_threads(threads)
@@ -389,15 +410,19 @@ def load_model(
 
         _say(progress, f"loading {source.path}")
         # float32 on CPU (half precision matmuls are slow there); the checkpoint's own dtype on a GPU.
-        dtype: Any = "auto" if device.startswith("cuda") else "float32"
+        load_dtype: Any = chosen or ("auto" if device.startswith("cuda") else "float32")
         with _quiet_progress_bars():
             weights = AutoModelForCausalLM.from_pretrained(
-                str(source.path), local_files_only=True, dtype=dtype
+                str(source.path), local_files_only=True, dtype=load_dtype
             )
         tokenizer = AutoTokenizer.from_pretrained(str(source.path), local_files_only=True)
         from_cache = False  # nothing to convert: the directory is used as it is
     _say(progress, f"moving model to {device}")
     weights = weights.to(device)
+    if chosen is not None:
+        import torch
+
+        weights = weights.to(getattr(torch, chosen))  # a GGUF's float32 weights, converted
     weights.eval()
     return LoadedModel(
         model=weights,
@@ -407,6 +432,7 @@ def load_model(
         load_s=time.perf_counter() - started,
         from_cache=from_cache,
         threads=policy.describe(),
+        dtype=str(next(weights.parameters()).dtype).removeprefix("torch."),
     )
 
 

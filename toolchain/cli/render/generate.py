@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 def model_line(lm: LoadedModel) -> str:
     """Which model runs where, and how long it took to load."""
-    return f"model {lm.name} on {lm.device} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
+    return (
+        f"model {lm.name} on {lm.device}, {lm.dtype} ({lm.load_s:.1f}s{', cached' if lm.from_cache else ''})"
+    )
 
 
 def grounding_line(source: CompiledSource, path: str | None) -> str:
