@@ -48,6 +48,7 @@ import torch
 from gramwright.decode import verify
 from gramwright.decode.forced import forced_tokens
 from gramwright.decode.generate import GenerationResult, _cache_argument, _room
+from gramwright.decode.kv_rows import growing_cache
 from gramwright.decode.rows import (
     BatchRequest,
     Row,
@@ -311,7 +312,9 @@ def _join(
     ids = torch.cat([input_ids, torch.tensor([fed], dtype=input_ids.dtype)], dim=-1).to(device)
     positions = 1 + len(row.draft)
     t0 = time.perf_counter()
-    extra = {"logits_to_keep": positions} if keeps_logits else {}
+    extra: dict[str, Any] = {"logits_to_keep": positions} if keeps_logits else {}
+    # a cache that appends in place, not by copying itself at every pass (``kv_rows.GrowingLayer``)
+    extra[cache_arg] = growing_cache(model.config)
     out = model(input_ids=ids, use_cache=True, **extra)
     row.forward_s.append(time.perf_counter() - t0)
     kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)

@@ -424,6 +424,10 @@ def load_model(
 
         weights = weights.to(getattr(torch, chosen))  # a GGUF's float32 weights, converted
     weights.eval()
+    if device == "cpu":
+        from gramwright.models.attention import use_gqa_sdpa
+
+        use_gqa_sdpa(weights)  # a draft's verification pass attends without copying the cache
     return LoadedModel(
         model=weights,
         tokenizer=tokenizer,
