@@ -43,6 +43,12 @@ def test_both_unpacking_paths_agree_with_the_ids(size: int) -> None:
             masking._unpack_on_device(words, min(width, words.size * 32), cpu),
             expected[: words.size * 32][:width],
         )
+        # a batch's rows at once (``blocked_rows``), the same path
+        two = np.stack([words, words])
+        assert torch.equal(
+            masking._unpack_on_device(two, min(width, words.size * 32), cpu),
+            torch.stack([expected[: words.size * 32][:width]] * 2),
+        )
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU here")

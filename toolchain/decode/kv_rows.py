@@ -41,17 +41,18 @@ class GrowingLayer(DynamicLayer):  # type: ignore[no-untyped-call]
         buffer: torch.Tensor | None = getattr(self, name, None)
         held = int(current.shape[-2]) if current is not None and current.dim() == 4 else 0
         total = held + int(new.shape[-2])
-        if held:
-            assert current is not None
-            in_place = (
-                buffer is not None
-                and current.data_ptr() == buffer.data_ptr()
-                and current.shape[:2] == buffer.shape[:2]
-                and current.stride() == buffer.stride()
-                and total <= buffer.shape[-2]
+        # in place only into this layer's own buffer, as it left it: a tensor put there by anyone
+        # else (a row joined or left) has another address or layout, and is copied over once
+        in_place = (
+            buffer is not None
+            and new.shape[:2] == buffer.shape[:2]
+            and total <= buffer.shape[-2]
+            and (
+                current is None
+                or not held
+                or (current.data_ptr() == buffer.data_ptr() and current.stride() == buffer.stride())
             )
-        else:
-            in_place = buffer is not None and new.shape[:2] == buffer.shape[:2] and total <= buffer.shape[-2]
+        )
         if not in_place:
             # room for half as much again: appends stay in place for many passes, and memory
             # stays within 1.5x of the positions held

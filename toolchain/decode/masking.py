@@ -57,11 +57,11 @@ def blocked_from_bitmask(words: npt.NDArray[np.int32], width: int, device: Any =
 
 
 def _unpack_on_device(words: npt.NDArray[np.int32], covered: int, dev: torch.device) -> torch.Tensor:
-    """The first ``covered`` bits of ``words``, inverted, computed on ``dev``: the 6 KB bitset
-    crosses, then each word's 32 bits are shifted out and tested there."""
+    """The first ``covered`` bits of ``words`` (one bitset, or one per row), inverted, computed on
+    ``dev``: the 6 KB bitsets cross, then each word's 32 bits are shifted out and tested there."""
     packed = torch.from_numpy(words.astype(np.int32, copy=True)).to(dev, non_blocking=True)
     bits = (packed.unsqueeze(-1) >> _shifts(dev)) & 1
-    return (bits == 0).flatten()[:covered]
+    return (bits == 0).flatten(-2)[..., :covered]
 
 
 def blocked_rows(words: npt.NDArray[np.int32], width: int, device: torch.device) -> torch.Tensor:
@@ -73,10 +73,7 @@ def blocked_rows(words: npt.NDArray[np.int32], width: int, device: torch.device)
         allowed = np.unpackbits(words.view(np.uint8), axis=1, bitorder="little")[:, :covered]
         blocked = torch.from_numpy(allowed == 0)
     else:
-        packed = torch.from_numpy(words).to(device, non_blocking=True)
-        blocked = (((packed.unsqueeze(-1) >> _shifts(device)) & 1) == 0).reshape(rows, count * 32)[
-            :, :covered
-        ]
+        blocked = _unpack_on_device(words, covered, device)
     if covered < width:
         blocked = torch.cat(
             [blocked, torch.ones(rows, width - covered, dtype=torch.bool, device=device)], dim=1

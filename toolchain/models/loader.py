@@ -351,7 +351,7 @@ def resolve_dtype(dtype: str | None) -> str | None:
     anything else refused with a hint. bfloat16 and float16 compute faster where the hardware
     has them (a GPU; a CPU with AMX or AVX-512 BF16), but a pass over several positions then
     rounds differently from one over one, so verified drafts may keep a token that step-by-step
-    decoding would not have chosen (``docs/throughput.md``, "Numbers")."""
+    decoding would not have chosen (``docs/throughput.md``, "Arithmetic")."""
     if dtype is None or dtype == "auto":
         return None
     if dtype not in DTYPES:
@@ -418,11 +418,12 @@ def load_model(
         tokenizer = AutoTokenizer.from_pretrained(str(source.path), local_files_only=True)
         from_cache = False  # nothing to convert: the directory is used as it is
     _say(progress, f"moving model to {device}")
-    weights = weights.to(device)
     if chosen is not None:
         import torch
 
-        weights = weights.to(getattr(torch, chosen))  # a GGUF's float32 weights, converted
+        weights = weights.to(device, getattr(torch, chosen))  # a GGUF's float32 weights, converted
+    else:
+        weights = weights.to(device)
     weights.eval()
     if device == "cpu":
         from gramwright.models.attention import use_gqa_sdpa
