@@ -234,17 +234,12 @@ class Outcome:
         """
         if self.agree or self.crashed:
             return None
-        if self.git_applied and not self.ours_applied and set(self.our_reasons) == {"syntax"}:
-            return "syntax"
         if self.ours_applied and not self.git_applied and self.our_normalised:
             return "line-endings"
-        if (
-            self.git_applied
-            and not self.ours_applied
-            and self.our_reasons
-            and set(self.our_reasons) == {"eof-marker"}
-        ):
-            return "eof-marker"
+        # a patch over several files can meet both refusals, one file each
+        reasons = set(self.our_reasons)
+        if self.git_applied and not self.ours_applied and reasons and reasons <= {"syntax", "eof-marker"}:
+            return "+".join(sorted(reasons))
         return None
 
 

@@ -217,6 +217,37 @@ def test_copy_speculation_keeps_greedy_outputs_and_saves_forward_passes() -> Non
     assert accepted > 0 and drafted > accepted  # drafts were made, kept and cut
 
 
+def test_a_forced_run_the_model_spelled_its_own_way_is_drafted_so_the_next_time() -> None:
+    """The model writes the edit format's markers otherwise than its tokenizer spells them; once
+    seen, the next draft of the same forced text follows the model (``forced.Spellings``): the
+    same output in fewer forward passes."""
+    from gramwright.decode.forced import spellings
+
+    lm, vocab = loaded()
+    picked = edit_cases()
+    if not picked:
+        pytest.skip("the edit cases (../shared/data/edits) are absent")
+    prompt, engine = picked[0]
+    assert engine is not None
+    memory = spellings(lm.tokenizer)
+    memory._known.clear()
+    runs = [
+        generate_batch(
+            lm.model,
+            lm.tokenizer,
+            [BatchRequest(prompt, engine, max_tokens=96)],
+            batch_size=1,
+            eos_ids=vocab.eos_ids,
+        )
+        for _ in range(2)
+    ]
+    assert len(memory) > 0  # the first run taught it
+    first, second = (run.results[0] for run in runs)
+    assert second.token_ids == first.token_ids and second.text == first.text
+    assert runs[1].forward_passes < runs[0].forward_passes
+    assert second.metrics["forced_accepted_tokens"] > first.metrics["forced_accepted_tokens"]
+
+
 def test_logits_processor_masks_each_row_of_a_batched_generate() -> None:
     import torch
     from transformers import LogitsProcessorList

@@ -87,3 +87,17 @@ def test_forced_tokens_fit_a_tight_budget() -> None:
         assert ids.size  # never an empty mask
         matcher.consume(int(ids[0]))
     assert matcher.consumed <= shortest
+
+
+def test_the_models_own_spelling_of_a_forced_run_is_remembered_most_recent_first() -> None:
+    from gramwright.decode.forced import Spellings
+
+    memory = Spellings(limit=2)
+    assert memory.spelled((1, 2)) == (1, 2)  # nothing known: the tokenizer's spelling
+    memory.learn((1, 2), (5, 6, 7))
+    memory.learn((3,), (8, 9))
+    assert memory.spelled((1, 2)) == (5, 6, 7)  # ... and (1, 2) is now the most recent
+    memory.learn((4,), (10, 11))  # over the limit: the least recently used one goes
+    assert memory.spelled((3,)) == (3,) and memory.spelled((1, 2)) == (5, 6, 7) and len(memory) == 2
+    memory.learn((1, 2), (1, 2))  # the model wrote it as the tokenizer does: nothing to remember
+    assert memory.spelled((1, 2)) == (1, 2) and len(memory) == 1

@@ -29,11 +29,29 @@ def test_of_several_occurrences_the_one_agreeing_longest_with_the_output_wins() 
     assert drafter.propose([0, 5, 6], limit=16) == [10, 11]  # equals: the first
 
 
-def test_a_one_token_pass_risks_only_a_likely_draft() -> None:
+def test_a_one_token_pass_risks_a_span_only_where_it_is_likely_and_else_guesses_one_token() -> None:
     drafter = CopyDrafter(SOURCE, first_span=4, sure=4)
-    assert drafter.propose([0, 5, 6], limit=16, cheap=False) == []  # two tokens agree
+    # two tokens agree: a guess of one token, from that occurrence
+    assert drafter.propose([0, 5, 6], limit=16, cheap=False) == [10] and drafter.guessing
     assert drafter.propose([2, 3, 4, 5, 6], limit=16, cheap=False) == [20, 21, 22, 23]
+    assert not drafter.guessing
     assert drafter.propose([0, 5, 6], limit=16, cheap=True) == [10, 11, 12, 13]
+    # the pair (9, 5) occurs nowhere: the guess follows the latest 5 alone
+    assert drafter.propose([9, 5], limit=16, cheap=False) == [6] and drafter.guessing
+    assert drafter.propose([9, 5], limit=16, cheap=True) == []  # a chunk anyway: no guessing
+    assert drafter.propose([7, 99], limit=16, cheap=False) == []  # 99 occurs nowhere
+
+
+def test_a_guess_leaves_the_span_alone_and_a_kept_one_continues_as_a_copy() -> None:
+    drafter = CopyDrafter(SOURCE, first_span=4, sure=99)
+    assert drafter.propose([9, 5], limit=16, cheap=False) == [6]
+    drafter.verified(1, 0)  # wrong
+    assert drafter.span == 4 and (drafter.drafts, drafter.drafted, drafter.accepted) == (1, 1, 0)
+    assert drafter.propose([9, 5], limit=16, cheap=False) == [6]
+    drafter.verified(1, 1)  # right, and the model chose 20 after it: the copy goes on
+    assert drafter.span == 4
+    assert drafter.propose([9, 5, 6, 20], limit=16, cheap=False) == [21, 22, 23, 24]
+    assert not drafter.guessing
 
 
 def test_the_span_grows_with_whole_drafts_and_the_copy_goes_on_where_it_was() -> None:

@@ -329,6 +329,7 @@ def _retire(active: list[Row], kv: Any, results: list[GenerationResult | None], 
         return
     for row in active:
         if row.finish is not None:
+            verify.learn_spellings(row)
             results[row.index] = row_result(row, tokenizer)
     kv.leave(keep)
     active[:] = [active[i] for i in keep]

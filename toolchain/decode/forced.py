@@ -23,6 +23,14 @@ Tokenisation, so that the model reads text as its tokenizer writes it:
   reads text), and a tokenisation whose bytes are not exactly the forced bytes (a special token's
   text inside them, say) is not used: that configuration is then decoded step by step.
 
+A verified draft need not be the tokenizer's spelling: a model under a mask often writes forced
+text its own way (a 135M model writes ``<<<<<<< SEARCH`` a character or two at a time), and
+a draft in the tokenizer's spelling is then cut at its first token. ``Spellings`` remembers, per
+tokenizer and process, how the model last wrote each forced run it was drafted, and the next
+draft of the same run follows the model's spelling. It is only a guess for the verification —
+every position is still the model's masked choice — so it changes the forward passes, never the
+output; appended (unverified) forced text always uses the tokenizer's spelling.
+
 The forced tokens are consumed by the request's matcher like sampled ones, so they count against
 its token budget; that stays sound because every completion from the configuration starts with
 the forced bytes, and each byte is at most one token (``engine/budget.py``): the completion's
@@ -32,6 +40,7 @@ need falls by at least the tokens taken.
 from __future__ import annotations
 
 import weakref
+from collections import OrderedDict
 from typing import Any
 
 from gramwright.engine.matcher import GrammarEngine
@@ -43,6 +52,7 @@ class ForcedTokens:
     def __init__(self, engine: GrammarEngine, tokenizer: Any) -> None:
         self._engine = weakref.ref(engine)
         self.tokenizer = tokenizer
+        self.spellings = spellings(tokenizer)
         self._tokens: dict[int, tuple[int, ...]] = {}
 
     def tokens(self, config: int) -> tuple[int, ...]:
@@ -74,6 +84,48 @@ class ForcedTokens:
         if engine.compiled.config_frames[after]:
             ids = ids[:-1]  # the meeting with free text is the model's (see above)
         return tuple(ids)
+
+
+class Spellings:
+    """How the model wrote forced runs when they were drafted: the tokenizer's spelling of a run
+    (its tokens) to the model's tokens for the same bytes, the latest seen, the ``limit`` most
+    recently used kept."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._known: OrderedDict[tuple[int, ...], tuple[int, ...]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def spelled(self, tokens: tuple[int, ...]) -> tuple[int, ...]:
+        """The model's last spelling of the run ``tokens`` spell; ``tokens`` when none is known."""
+        got = self._known.get(tokens)
+        if got is None:
+            return tokens
+        self._known.move_to_end(tokens)
+        return got
+
+    def learn(self, tokens: tuple[int, ...], spelled: tuple[int, ...]) -> None:
+        """The model wrote the bytes of ``tokens`` as ``spelled``."""
+        if spelled == tokens:
+            self._known.pop(tokens, None)
+            return
+        self._known[tokens] = spelled
+        self._known.move_to_end(tokens)
+        while len(self._known) > self.limit:
+            self._known.popitem(last=False)
+
+
+_SPELLINGS: weakref.WeakKeyDictionary[Any, Spellings] = weakref.WeakKeyDictionary()
+
+
+def spellings(tokenizer: Any) -> Spellings:
+    """The process's memory of the model's spellings for ``tokenizer`` (held weakly)."""
+    got = _SPELLINGS.get(tokenizer)
+    if got is None:
+        got = _SPELLINGS[tokenizer] = Spellings()
+    return got
 
 
 _PER_ENGINE: weakref.WeakKeyDictionary[GrammarEngine, ForcedTokens] = weakref.WeakKeyDictionary()

@@ -98,6 +98,9 @@ class Row:
         self.guide: ForcedTokens | None = None
         self.guided = 0  # forced tokens drafted
         self.guided_kept = 0  # … of which the verification kept
+        # forced runs drafted: (the tokenizer's tokens, output position, bytes), until the
+        # output is past them and the model's spelling is learnt (``verify.learn_spellings``)
+        self.spelling: list[tuple[tuple[int, ...], int, int]] = []
         self.tokenizer: Any = None
         self.stop_ids: set[int] = set()
 

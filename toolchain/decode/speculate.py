@@ -15,7 +15,10 @@ in fewer forward passes.
 
 Here only the drafting: where to copy from, and how long a draft to risk. On a CPU a forward pass
 over ``k`` tokens costs more than over one (on a GPU nearly the same), so the span adapts: it
-grows while drafts are taken whole and shrinks when they are cut short.
+grows while drafts are taken whole and shrinks when they are cut short. Where a draft is not
+likely, one token is still guessed: a pass over two positions costs about what a pass over one
+does (the matrix products read the same weights; ``bench/forward.py``), so a guess that is right
+now and then is a gain.
 """
 
 from __future__ import annotations
@@ -39,10 +42,13 @@ class CopyDrafter:
         first_span: int = 4,
         context: int = 16,
         sure: int = 4,
+        guess: int = 1,
     ) -> None:
         """``ngram``: how many of the output's last tokens must occur in the prompt (fewer match
-        too often by chance); ``context``: how far back the output is compared with each
-        occurrence to choose between them."""
+        too often by chance) for a draft; ``context``: how far back the output is compared with
+        each occurrence to choose between them; ``guess``: the tokens risked where a one-token
+        pass would carry no likely draft (the continuation of the last token's latest
+        occurrence, when even the ``ngram`` does not occur)."""
         self.source: npt.NDArray[np.int64] = np.asarray(list(source), dtype=np.int64)
         self.prompt_size = int(self.source.size)
         self.ngram = ngram
@@ -51,6 +57,8 @@ class CopyDrafter:
         self.span = max(min_span, min(first_span, max_span))
         self.context = context
         self.sure = sure
+        self.guess = guess
+        self.guessing = False  # the last proposal was a guess: its outcome leaves the span alone
         self.drafts = 0  # forward passes that carried a draft
         self.drafted = 0  # tokens drafted, all drafts
         self.accepted = 0  # … of which the verification kept
@@ -69,22 +77,33 @@ class CopyDrafter:
         the prompt; empty when they do not occur there. ``tail``: the sequence so far (the
         prompt's ids and the output's), its last tokens are enough. ``cheap``: the forward pass
         reads several tokens anyway (forced ones); otherwise a draft makes a one-token pass a
-        chunk, which costs more on a CPU, and only a likely one is risked: the copy that the last
-        draft followed, or an occurrence that agrees with at least ``sure`` tokens of output."""
+        chunk, which costs more on a CPU, and a full span is risked only where it is likely:
+        the copy that the last draft followed, or an occurrence that agrees with at least
+        ``sure`` tokens of output. Elsewhere ``guess`` tokens are proposed (``guessing``), from
+        that occurrence or from the latest one of the last token alone."""
         n = self.ngram
+        self.guessing = False
         want = min(self.span, limit)
-        if want < 1 or len(tail) < n or self.source.size <= n:
+        if want < 1 or not tail or self.source.size <= 1:
             return []
         last = np.asarray(list(tail[-self.context :]), dtype=np.int64)
-        start = self._continuation(last)
+        start = self._continuation(last) if last.size >= n else -1
         if start < 0:
-            start, agree = self._best_occurrence(last)
+            start, agree = self._best_occurrence(last) if last.size >= n else (-1, 0)
             if not cheap and agree < self.sure:
-                return []
-        if start < 0 or start >= self.source.size:
+                start = start if start >= 0 else self._latest(int(last[-1]))
+                want = min(want, self.guess)
+                self.guessing = True
+        if start < 0 or start >= self.source.size or want < 1:
+            self.guessing = False
             return []
         self._start = start
         return [int(t) for t in self.source[start : start + want]]
+
+    def _latest(self, token: int) -> int:
+        """The position after the latest occurrence of ``token`` that has a continuation; -1."""
+        hits = np.flatnonzero(self.source[:-1] == token)
+        return int(hits[-1]) + 1 if hits.size else -1
 
     def _continuation(self, last: npt.NDArray[np.int64]) -> int:
         """The source position after the last verified copy, when the output still follows it
@@ -127,6 +146,11 @@ class CopyDrafter:
         self.accepted += accepted
         # the token chosen after the kept ones stands for the source's next one when they agree
         self._next = self._start + accepted + 1
+        if self.guessing:  # a guess says little about how long a likely copy runs
+            self.guessing = False
+            if not accepted:
+                self._next = -1
+            return
         if accepted == drafted:
             self.span = min(self.max_span, self.span * 2)
         else:

@@ -45,9 +45,10 @@ def draft(row: Row, spare: int | None = None) -> list[int]:
     if room < 1:
         return []
     matcher, engine, guide = row.matcher, row.request.engine, row.guide
+    learn_spellings(row)
     if matcher is not None and guide is not None and guide.tokens(matcher.config):
         # the grammar forces the next bytes: the likeliest draft there is, whatever the cost
-        forced = _consume_forced(row, room)
+        forced = _consume_forced(row, room, len(row.token_ids))
         matcher.rollback(len(forced))
         return forced
     drafter.extend(row.token_ids)
@@ -71,23 +72,50 @@ def draft(row: Row, spare: int | None = None) -> list[int]:
             break
         if guide is not None and guide.tokens(matcher.config):
             copied = len(taken)
-            taken += _consume_forced(row, room - len(taken))
+            taken += _consume_forced(row, room - len(taken), len(row.token_ids) + len(taken))
             break
     row.copied = len(taken) if copied is None else copied
     matcher.rollback(len(taken))
     return taken
 
 
-def _consume_forced(row: Row, room: int) -> list[int]:
-    """The forced tokens from the matcher's configuration, consumed (the caller rolls back)."""
-    matcher, guide = row.matcher, row.guide
-    assert matcher is not None and guide is not None
+def _consume_forced(row: Row, room: int, at: int) -> list[int]:
+    """The forced tokens from the matcher's configuration, in the model's own spelling where it
+    wrote them before (``forced.Spellings``), consumed (the caller rolls back). ``at``: the output
+    position the run starts at; how the model writes it is learnt once the output is past it."""
+    matcher, guide, engine = row.matcher, row.guide, row.request.engine
+    assert matcher is not None and guide is not None and engine is not None
+    tokens = guide.tokens(matcher.config)
+    size = sum(len(engine.vocab.token_bytes[t]) for t in tokens)
+    row.spelling.append((tokens, at, size))
     taken: list[int] = []
-    for token in guide.tokens(matcher.config)[:room]:
+    for token in guide.spellings.spelled(tokens)[:room]:
         if not matcher.try_consume(token):
             break
         taken.append(token)
     return taken
+
+
+def learn_spellings(row: Row) -> None:
+    """Tell the tokenizer's ``Spellings`` how the model wrote the forced runs the row drafted,
+    those its output has got past: the tokens from the run's start whose bytes are the run's
+    (none when a token reaches across its end)."""
+    guide, engine = row.guide, row.request.engine
+    if guide is None or engine is None or not row.spelling:
+        return
+    pending = []
+    for tokens, at, size in row.spelling:
+        got, spelled = 0, []
+        for token in row.token_ids[at:]:
+            if got >= size:
+                break
+            got += len(engine.vocab.token_bytes[token])
+            spelled.append(token)
+        if got == size:
+            guide.spellings.learn(tokens, tuple(spelled))
+        elif got < size and row.finish is None:
+            pending.append((tokens, at, size))
+    row.spelling = pending[-8:]
 
 
 def choose(
