@@ -120,7 +120,7 @@ def generate(
     on_step: Callable[[StepTrace], None] | None = None,
     eos_ids: frozenset[int] = frozenset(),
     fast_forward: bool = True,
-    speculate: bool = True,
+    speculate: bool | None = None,
 ) -> GenerationResult:
     """Generate up to ``max_tokens`` tokens; constrained when ``engine`` is given, and then
     complete within ``max_tokens`` (EOS counted): the masks close the output as the budget runs
@@ -129,7 +129,8 @@ def generate(
     ``fast_forward``: feed the tokens of forced text in one forward pass (module docstring);
     False decodes every token step by step. ``speculate``: greedy decoding drafts copies of the
     prompt and the output, and forced text, and verifies them in one forward pass
-    (``decode/speculate.py``); the output is the one step-by-step decoding gives.
+    (``decode/speculate.py``); the output is the one step-by-step decoding gives. None (the
+    default): as ``fast_forward``, so that ``--no-fast-forward`` means one forward pass per token.
 
     A batch of one through ``decode/batch.py``'s loop, the mask filled after the forward pass:
     with one row there is no other row's work to hide, and a worker thread's hand-off costs
@@ -144,7 +145,7 @@ def generate(
         seed=seed,
         on_step=on_step,
         fast_forward=fast_forward,
-        speculate=speculate,
+        speculate=fast_forward if speculate is None else speculate,
     )
     run = generate_batch(model, tokenizer, [request], batch_size=1, overlap=False, eos_ids=eos_ids)
     return run.results[0]
