@@ -21,7 +21,11 @@ import statistics
 import time
 from typing import Any
 
-import torch
+from gramwright.models.threads import passive_waiting
+
+passive_waiting()  # as the CLI does: before torch loads, its OpenMP threads told to sleep when waiting
+
+import torch  # noqa: E402
 
 
 def _passes(model: Any, arg: str, cache: Any, chunk: int, passes: int, gen: torch.Generator) -> list[Any]:

@@ -17,7 +17,11 @@ import statistics
 import time
 from typing import Any
 
-import torch
+from gramwright.models.threads import passive_waiting
+
+passive_waiting()  # as the CLI does: before torch loads, its OpenMP threads told to sleep when waiting
+
+import torch  # noqa: E402
 
 PROMPT = (
     "Extract the purchase order as JSON: supplier ACME Tools Ltd, requested by the operations "
@@ -69,6 +73,7 @@ def run(threads: list[int], reps: int, steps: int) -> dict[str, Any]:
         "reps": reps,
         "steps_per_rep": steps,
         "cpu_count": os.cpu_count(),
+        "omp_wait_policy": "passive" if passive_waiting() else "not passive (threads spin while waiting)",
         "loadavg_1m_before": round(load_before[0], 2),
         "loadavg_1m_after": round(os.getloadavg()[0], 2),
         "ms_per_step": {

@@ -45,6 +45,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from gramwright.models.threads import passive_waiting
+
+passive_waiting()  # as the CLI does: before torch loads, its OpenMP threads told to sleep when waiting
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 MIXED = DATA / "jsonschemabench" / "Glaiveai2K"
@@ -209,6 +213,14 @@ def _cycle(cases: list[Case], count: int) -> list[Case]:
     return [cases[i % len(cases)] for i in range(count)]
 
 
+def _sum_counts(counts: Any) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for one in counts:
+        for key, n in one.items():
+            total[key] = total.get(key, 0) + n
+    return dict(sorted(total.items(), key=lambda kv: int(kv[0])))
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] if ordered else 0.0
@@ -320,6 +332,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "forward_passes_per_token": round(
                         statistics.median(s["forward_passes"] / max(s["tokens"], 1) for s in summaries), 3
                     ),
+                    # forward passes per torch thread count, all repetitions (models/threads)
+                    "passes_by_threads": _sum_counts(s["passes_by_threads"] for s in summaries),
                     "mask_share_of_step": statistics.median(s["mask_share_of_step"] for s in summaries),
                     "mask_overlapped": statistics.median(s["mask_overlapped"] for s in summaries),
                     "drafted_tokens": statistics.median(s["drafted_tokens"] for s in summaries),

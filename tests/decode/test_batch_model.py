@@ -317,3 +317,43 @@ def test_a_fully_forced_output_takes_at_most_the_prefill() -> None:
     verified = generate(lm.model, lm.tokenizer, "Answer.", **common)
     assert verified.token_ids == stepwise.token_ids and verified.finish_reason == "stop"
     assert verified.metrics["forward_passes"] < len(stepwise.steps)
+
+
+def test_lending_the_free_core_to_prefills_and_lone_rows_keeps_greedy_outputs(monkeypatch: Any) -> None:
+    """The default thread policy on a quiet machine (``models/threads``): a prefill and a lone
+    row's passes take one thread more than a batch's decode steps. Outputs stay the plain
+    decode's (computed with the base count), alone and batched, fast-forward off."""
+    import itertools
+
+    import torch
+
+    from gramwright.decode import batch
+    from gramwright.models.threads import CoreMonitor, ThreadPolicy, Threads
+
+    lm, vocab = loaded()
+    base = torch.get_num_threads()
+    seconds = itertools.count(start=0.0, step=1.0)
+    quiet = CoreMonitor(
+        frozenset({0}), read=lambda: "cpu0 0 0 0 0 0 0 0 0\n", own=lambda: 0.0, clock=lambda: next(seconds)
+    )
+    quiet.others()
+    lent = Threads(ThreadPolicy(base, "default", most=base + 1), quiet)
+    monkeypatch.setattr(batch, "current_threads", lambda: lent)
+    rows = cases()[:2] + edit_cases()[:1]
+    budgets = [max(24, (engine.shortest_output() or 0) + 4) if engine else 24 for _, engine in rows]
+    plain = [reference_greedy(p, e, b) for (p, e), b in zip(rows, budgets, strict=True)]
+    single = [
+        generate(lm.model, lm.tokenizer, p, engine=e, max_tokens=b, fast_forward=False, eos_ids=vocab.eos_ids)
+        for (p, e), b in zip(rows, budgets, strict=True)
+    ]
+    requests = [
+        BatchRequest(p, e, max_tokens=b, fast_forward=False) for (p, e), b in zip(rows, budgets, strict=True)
+    ]
+    run = generate_batch(lm.model, lm.tokenizer, requests, batch_size=2, eos_ids=vocab.eos_ids)
+    assert torch.get_num_threads() == base  # back to the base count after a run
+    for i, (tokens, one, batched) in enumerate(zip(plain, single, run.results, strict=True)):
+        assert one.metrics["passes_by_threads"] == {str(base + 1): one.metrics["forward_passes"]}, f"row {i}"
+        assert one.token_ids == tokens, f"row {i} alone"
+        assert batched.token_ids == tokens, f"row {i} batched"
+    assert set(run.threads) == {base, base + 1}  # prefills lent the core; two rows' steps did not
+    assert run.summary()["passes_by_threads"][str(base + 1)] >= len(rows)

@@ -10,8 +10,14 @@ import sys
 
 import typer
 
-from gramwright.cli import common
-from gramwright.cli.usage import GramwrightGroup
+from gramwright.models.threads import passive_waiting
+
+# before any command's module imports torch: its OpenMP runtime reads the wait policy once, as
+# torch loads it (models/threads)
+passive_waiting()
+
+from gramwright.cli import common  # noqa: E402
+from gramwright.cli.usage import GramwrightGroup  # noqa: E402
 
 app = typer.Typer(
     name="gramwright",

@@ -59,6 +59,7 @@ from gramwright.decode.rows import (
     timed_fill,
 )
 from gramwright.engine import bitset
+from gramwright.models.threads import current as current_threads
 
 __all__ = ["BatchRequest", "BatchRun", "RowMasker", "generate_batch"]
 
@@ -78,6 +79,9 @@ class BatchRun:
     # added (sampled and forced), seconds from the forward pass to the tokens chosen
     decode_steps: list[tuple[int, int, float]] = field(default_factory=list)
     batch_size: int = 0
+    # forward passes per torch thread count (``models/threads``: a prefill or a lone row may
+    # use the core otherwise kept for the masks while the machine leaves it free)
+    threads: dict[int, int] = field(default_factory=dict)
 
     @property
     def tokens(self) -> int:
@@ -112,6 +116,7 @@ class BatchRun:
             "accepted_tokens": self.accepted,
             "acceptance": round(self.accepted / self.drafted, 3) if self.drafted else 0.0,
             "forward_s": round(self.forward_s, 3),
+            "passes_by_threads": {str(n): self.threads[n] for n in sorted(self.threads)},
             "mask_fill_s": round(fill, 3),
             "mask_wait_s": round(self.mask_wait_s, 3),
             # the part of the mask work the forward pass hid; a wait longer than the work (the
@@ -153,16 +158,20 @@ def generate_batch(
     active: list[Row] = []
     kv = _new_rows()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gramwright-masks") if overlap else None
+    threads = current_threads()
     started = time.perf_counter()
     try:
         while active or waiting:
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
+                count = threads.use(len(active) + 1, prefill=True)
                 row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids, keeps_logits)
                 if logits is None:  # forced text completed the output: no forward pass, no row
                     results[index] = row_result(row, tokenizer)
                     continue
                 run.forward_passes += 1
+                run.threads[count] = run.threads.get(count, 0) + 1
+                row.threads[count] = 1
                 active.append(row)
                 drops = _choose(run, [row], logits, fill_bitmask([row], words))
                 kv.reject([0] * (len(active) - 1) + drops)
@@ -190,6 +199,7 @@ def generate_batch(
                 inputs["logits_to_keep"] = positions
             pending: Future[tuple[npt.NDArray[np.int32], float]] | None = None
             t0 = time.perf_counter()
+            count = threads.use(len(active))
             if pool is not None:
                 pending = pool.submit(timed_fill, active, words)
             out = model(**inputs, use_cache=True, **{cache_arg: kv.cache})
@@ -197,9 +207,11 @@ def generate_batch(
             forward = time.perf_counter() - t0
             run.forward_s += forward
             run.forward_passes += 1
+            run.threads[count] = run.threads.get(count, 0) + 1
             kv.cache = getattr(out, cache_arg)
             for row in active:
                 row.forward_s.append(forward)
+                row.threads[count] = row.threads.get(count, 0) + 1
             t1 = time.perf_counter()
             if pending is not None:
                 bits, fill_s = pending.result()
@@ -231,6 +243,7 @@ def generate_batch(
             run.decode_steps.append((len(active), made, time.perf_counter() - t0))
             _retire(active, kv, results, tokenizer)
     finally:
+        threads.rest()
         if pool is not None:
             pool.shutdown(wait=True)
     run.elapsed_s = time.perf_counter() - started

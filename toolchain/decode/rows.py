@@ -78,6 +78,7 @@ class Row:
         self.steps: list[StepTrace] = []
         self.token_ids: list[int] = []
         self.forward_s: list[float] = []
+        self.threads: dict[int, int] = {}  # forward passes per torch thread count (models/threads)
         self.feed: list[int] = []
         self.finish: str | None = None
         self.closing_at: int | None = None
@@ -166,6 +167,7 @@ def row_result(row: Row, tokenizer: Any) -> GenerationResult:
         metrics["accepted_tokens"] = drafter.accepted + row.guided_kept
         metrics["forced_drafted_tokens"] = row.guided
         metrics["forced_accepted_tokens"] = row.guided_kept
+    metrics["passes_by_threads"] = {str(n): row.threads[n] for n in sorted(row.threads)}
     metrics["elapsed_s"] = round(elapsed, 4)  # joining the batch to leaving it
     if row.max_tokens < row.request.max_tokens:
         metrics["max_tokens_capped_to"] = row.max_tokens
