@@ -2,10 +2,13 @@
 torch intra-op thread counts, interleaved in one process so that the machine's load hits each alike.
 
 Each repetition prefills the prompt (not timed), then times ``--steps`` greedy decode steps per
-thread count, the counts in turn. Reported: the median and p90 ms per step per count, and the
-load average when the run started and ended (a loaded machine is said, not hidden).
+thread count, the counts in turn, and the prefill of a ``--prefill-tokens`` prompt (an edit's
+size). Reported: the median and p90 ms per step and the median ms per prefill per count, whether
+OpenMP's waiting threads sleep (``models/threads.passive_waiting``; run with
+``OMP_WAIT_POLICY=active`` to see spinning ones), and the load average when the run started and
+ended (a loaded machine is said, not hidden).
 
-    python -m bench.threads --json [--threads 1,2] [--reps 5] [--steps 16]
+    python -m bench.threads --json [--threads 1,2] [--reps 5] [--steps 16] [--prefill-tokens 1000]
 """
 
 from __future__ import annotations
@@ -49,7 +52,14 @@ def _steps(model: Any, input_ids: torch.Tensor, steps: int, cache_arg: str) -> l
     return times
 
 
-def run(threads: list[int], reps: int, steps: int) -> dict[str, Any]:
+@torch.inference_mode()
+def _prefill(model: Any, input_ids: torch.Tensor) -> float:
+    t0 = time.perf_counter()
+    model(input_ids=input_ids, use_cache=True, logits_to_keep=1)
+    return time.perf_counter() - t0
+
+
+def run(threads: list[int], reps: int, steps: int, prefill_tokens: int = 1000) -> dict[str, Any]:
     from gramwright.decode.generate import _cache_argument
     from gramwright.models.loader import apply_chat_template, load_model
 
@@ -58,13 +68,19 @@ def run(threads: list[int], reps: int, steps: int) -> dict[str, Any]:
     text = apply_chat_template(lm.tokenizer, None, PROMPT)
     input_ids = lm.tokenizer(text, return_tensors="pt", add_special_tokens=False).input_ids
     cache_arg = _cache_argument(lm.model)
+    # a long prompt, as an edit's (a file and its instructions), for the prefill's time
+    long_ids = lm.tokenizer(PROMPT * 40, return_tensors="pt", add_special_tokens=False).input_ids
+    long_ids = long_ids[:, :prefill_tokens]
     times: dict[int, list[float]] = {n: [] for n in threads}
+    prefills: dict[int, list[float]] = {n: [] for n in threads}
     before = torch.get_num_threads()
     try:
         for _ in range(reps):
             for n in threads:
                 torch.set_num_threads(n)
                 times[n].extend(_steps(lm.model, input_ids, steps, cache_arg))
+                if prefill_tokens:
+                    prefills[n].append(_prefill(lm.model, long_ids))
     finally:
         torch.set_num_threads(before)
     return {
@@ -83,6 +99,8 @@ def run(threads: list[int], reps: int, steps: int) -> dict[str, Any]:
             }
             for n, v in times.items()
         },
+        "prefill_tokens": int(long_ids.shape[-1]) if prefill_tokens else 0,
+        "ms_per_prefill": {str(n): round(1000 * statistics.median(v), 1) for n, v in prefills.items() if v},
     }
 
 
@@ -92,8 +110,9 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2", help="thread counts to compare, comma separated")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--steps", type=int, default=16)
+    parser.add_argument("--prefill-tokens", type=int, default=1000, help="prefill timed (0: none)")
     args = parser.parse_args()
-    summary = run([int(n) for n in args.threads.split(",")], args.reps, args.steps)
+    summary = run([int(n) for n in args.threads.split(",")], args.reps, args.steps, args.prefill_tokens)
     print(json.dumps(summary, indent=2) if args.json else summary)
 
 

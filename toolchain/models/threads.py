@@ -83,8 +83,8 @@ def choose_threads(
 ) -> ThreadPolicy:
     """The thread count by the rules above. ``requested`` below 1 is refused (ValueError);
     an ``OMP_NUM_THREADS`` that is not a positive integer is ignored, as OpenMP ignores it.
-    ``passive``: waiting threads sleep (``passive_waiting``); only then may the default lend
-    the free core to torch."""
+    ``passive``: waiting threads sleep (``passive_waiting``) or the user chose how they wait;
+    only then may the default lend the free core to torch."""
     if requested is not None:
         if requested < 1:
             raise ValueError(f"--threads must be at least 1, not {requested}")
@@ -220,7 +220,10 @@ def apply_threads(requested: int | None = None) -> ThreadPolicy:
         os.environ.pop("OMP_WAIT_POLICY", None)
         _SET_HERE = False
 
-    policy = choose_threads(requested, passive=passive)
+    # spinning waiters are the user's explicit choice where they set OMP_WAIT_POLICY=active (a
+    # machine of their own): the free core is lent then too, and taken back under load as ever
+    spin_chosen = os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "active"
+    policy = choose_threads(requested, passive=passive or spin_chosen)
     _CURRENT = Threads(policy, CoreMonitor.for_this_process() if policy.adaptive else None)
     if torch.get_num_threads() != policy.threads:
         torch.set_num_threads(policy.threads)
