@@ -152,7 +152,13 @@ def device_option() -> Any:
 def threads_option() -> Any:
     """``--threads``: torch's CPU threads (``models/threads``)."""
     return typer.Option(
-        None, "--threads", min=1, help="torch CPU threads (default: OMP_NUM_THREADS, else cores - 1)."
+        None,
+        "--threads",
+        min=1,
+        help=(
+            "torch CPU threads for every pass (default: OMP_NUM_THREADS, else cores - 1, and all cores "
+            "for a prefill or a lone request while no other process needs them)."
+        ),
     )
 
 

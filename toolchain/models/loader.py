@@ -391,7 +391,8 @@ def load_model(
 ) -> LoadedModel:
     """Load weights and tokenizer for generation (``None`` = the embedded SmolLM2-135M-Instruct).
     ``device``: auto (default), cpu, cuda (``resolve_device``); ``threads``: torch's CPU
-    intra-op threads, else ``OMP_NUM_THREADS``, else one core left free (``models/threads``);
+    intra-op threads, else ``OMP_NUM_THREADS``, else one core left free and lent per pass
+    (``models/threads``);
     ``dtype``: auto (default), float32, bfloat16, float16 (``resolve_dtype``)."""
     from gramwright.models.threads import apply_threads
 
