@@ -358,6 +358,9 @@ def test_ctrl_c_names_the_cancelled_command_and_exits_130(tmp_path: Path) -> Non
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # Ctrl-C as a terminal delivers it: a runner that started the tests in the background
+        # (bash without job control) left SIGINT ignored, and children inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # past the imports (seconds on a busy machine): wait until it blocks reading its input
     syscall = Path(f"/proc/{proc.pid}/syscall")

@@ -203,7 +203,14 @@ def test_generate_stream_ctrl_c_ends_the_stream_as_cancelled(tmp_path: Path) -> 
         "--max-tokens",
         "400",
     ]
-    proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Ctrl-C as a terminal delivers it: a runner that started the tests in the background
+    # (bash without job control) left SIGINT ignored, and children inherit that
+    proc = subprocess.Popen(
+        _cli(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     first = json.loads(_readline(proc, 600))
     assert first["event"] == "token"
     os.kill(proc.pid, signal.SIGINT)

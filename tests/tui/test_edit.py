@@ -94,7 +94,15 @@ async def test_tree_picks_files_and_respects_gitignore(project: Path) -> None:
 
 
 @pytest.mark.model
-async def test_generate_on_the_embedded_model_stream_review_apply_undo(project: Path) -> None:
+async def test_generate_on_the_embedded_model_stream_review_apply_undo(
+    project: Path, monkeypatch: Any
+) -> None:
+    from gramwright.decode import batch
+    from gramwright.models.threads import ThreadPolicy, Threads
+
+    # one torch thread, as with --threads 1: on a quiet machine's two cores the ~30-token patch
+    # is written in well under a second, too soon to time keys while it runs
+    monkeypatch.setattr(batch, "current_threads", lambda: Threads(ThreadPolicy(1, "option")))
     app = GramwrightApp(None, sources=(project / "app" / "config.py",), root=project)
     async with app.run_test(size=SIZE) as pilot:
         screen = await edit_screen(pilot)
