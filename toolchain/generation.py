@@ -143,8 +143,8 @@ class Generator:
         dtype: str | None = None,
     ) -> None:
         """``device``: auto (default: CUDA when present), cpu or cuda; ``threads``: torch's CPU
-        threads for every pass (default: ``OMP_NUM_THREADS``, else one core left free, lent to a
-        prefill or a lone request while other processes leave it free; ``models/threads``);
+        threads for every pass (default: ``OMP_NUM_THREADS``, else one core left free, lent to
+        torch while other processes leave it free; ``models/threads``);
         ``dtype``: auto (default: float32 on a CPU, the checkpoint's on a GPU), float32,
         bfloat16 or float16 (``models/loader.resolve_dtype``)."""
         self.model_spec = model

@@ -319,10 +319,10 @@ def test_a_fully_forced_output_takes_at_most_the_prefill() -> None:
     assert verified.metrics["forward_passes"] < len(stepwise.steps)
 
 
-def test_lending_the_free_core_to_prefills_and_lone_rows_keeps_greedy_outputs(monkeypatch: Any) -> None:
-    """The default thread policy on a quiet machine (``models/threads``): a prefill and a lone
-    row's passes take one thread more than a batch's decode steps. Outputs stay the plain
-    decode's (computed with the base count), alone and batched, fast-forward off."""
+def test_lending_the_free_core_keeps_greedy_outputs(monkeypatch: Any) -> None:
+    """The default thread policy on a quiet machine (``models/threads``): every pass takes one
+    thread more than the base count. Outputs stay the plain decode's (computed with the base
+    count), alone and batched, fast-forward off."""
     import itertools
 
     import torch
@@ -355,5 +355,4 @@ def test_lending_the_free_core_to_prefills_and_lone_rows_keeps_greedy_outputs(mo
         assert one.metrics["passes_by_threads"] == {str(base + 1): one.metrics["forward_passes"]}, f"row {i}"
         assert one.token_ids == tokens, f"row {i} alone"
         assert batched.token_ids == tokens, f"row {i} batched"
-    assert set(run.threads) == {base, base + 1}  # prefills lent the core; two rows' steps did not
-    assert run.summary()["passes_by_threads"][str(base + 1)] >= len(rows)
+    assert run.summary()["passes_by_threads"] == {str(base + 1): run.forward_passes}

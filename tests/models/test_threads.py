@@ -1,5 +1,5 @@
 """The CPU thread policy (``models/threads.py``): option, then OMP_NUM_THREADS, then one core free —
-lent to a prefill or a lone row while other processes leave it free, where waiting threads sleep."""
+lent to torch while other processes leave it free, where waiting threads sleep."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_apply_sets_torchs_thread_count() -> None:
         torch.set_num_threads(before)
 
 
-# --- per pass: the free core lent to a prefill or a lone row while the machine leaves it free ---
+# --- per pass: the free core lent to torch while the machine leaves it free ---
 
 
 def test_the_default_lends_the_free_core_only_where_waiting_threads_sleep() -> None:
@@ -140,17 +140,27 @@ def _threads(others: float | None) -> Threads:
     return Threads(ThreadPolicy(1, "default", most=2), monitor)
 
 
-def test_a_prefill_or_a_lone_row_takes_the_free_core_on_a_quiet_machine() -> None:
-    quiet = _threads(0.05)
-    assert quiet.for_pass(1) == 2 and quiet.for_pass(3, prefill=True) == 2
-    assert quiet.for_pass(3) == 1  # several rows: the worker fills their masks on that core
+def test_every_pass_takes_the_free_core_on_a_quiet_machine() -> None:
+    assert _threads(0.05).for_pass() == 2
 
 
 def test_a_busy_neighbour_or_no_reading_keeps_the_base_count() -> None:
-    assert _threads(1.0).for_pass(1) == 1
-    assert _threads(None).for_pass(1, prefill=True) == 1  # no reading yet
-    assert Threads(ThreadPolicy(1, "default", most=2), None).for_pass(1) == 1
-    assert Threads(ThreadPolicy(3, "option")).for_pass(1, prefill=True) == 3
+    assert _threads(1.0).for_pass() == 1
+    assert _threads(0.3).for_pass() == 1
+    assert _threads(None).for_pass() == 1  # no reading yet
+    assert Threads(ThreadPolicy(1, "default", most=2), None).for_pass() == 1
+    assert Threads(ThreadPolicy(3, "option")).for_pass() == 3
+
+
+def test_the_lending_follows_the_machine_from_look_to_look() -> None:
+    machine = _Machine()
+    lent = Threads(ThreadPolicy(1, "default", most=2), machine.monitor())
+    lent.for_pass()
+    counts = []
+    for others in (0.0, 1.0, 1.0, 0.0):
+        machine.run(0.5, own_cores=1.0, other_cores=others)
+        counts.append(lent.for_pass())
+    assert counts == [2, 1, 1, 2]
 
 
 def test_the_monitor_reads_this_machine() -> None:

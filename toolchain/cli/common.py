@@ -157,7 +157,7 @@ def threads_option() -> Any:
         min=1,
         help=(
             "torch CPU threads for every pass (default: OMP_NUM_THREADS, else cores - 1, and all cores "
-            "for a prefill or a lone request while no other process needs them)."
+            "while no other process needs them)."
         ),
     )
 

@@ -79,8 +79,8 @@ class BatchRun:
     # added (sampled and forced), seconds from the forward pass to the tokens chosen
     decode_steps: list[tuple[int, int, float]] = field(default_factory=list)
     batch_size: int = 0
-    # forward passes per torch thread count (``models/threads``: a prefill or a lone row may
-    # use the core otherwise kept for the masks while the machine leaves it free)
+    # forward passes per torch thread count (``models/threads``: the core otherwise kept free
+    # is lent to torch while other processes leave it free)
     threads: dict[int, int] = field(default_factory=dict)
 
     @property
@@ -164,7 +164,7 @@ def generate_batch(
         while active or waiting:
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
-                count = threads.use(len(active) + 1, prefill=True)
+                count = threads.use()
                 row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids, keeps_logits)
                 if logits is None:  # forced text completed the output: no forward pass, no row
                     results[index] = row_result(row, tokenizer)
@@ -199,7 +199,7 @@ def generate_batch(
                 inputs["logits_to_keep"] = positions
             pending: Future[tuple[npt.NDArray[np.int32], float]] | None = None
             t0 = time.perf_counter()
-            count = threads.use(len(active))
+            count = threads.use()
             if pool is not None:
                 pending = pool.submit(timed_fill, active, words)
             out = model(**inputs, use_cache=True, **{cache_arg: kv.cache})

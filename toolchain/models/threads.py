@@ -17,11 +17,13 @@ whether a second thread pays:
   Where torch was imported earlier, or the user set the variable otherwise, that choice stands
   and the thread count stays fixed.
 - **What else wants the cores.** The base count leaves one core free (``cores - 1``, at least
-  one): with several rows a worker thread fills the next step's masks beside the forward pass
-  (``decode/batch``) and needs that core. A prompt's prefill and a single row's passes have
-  (almost) nothing beside them, so there the free core goes to torch too — but only while other
-  processes leave it free: ``CoreMonitor`` reads how much of this process's cores the rest of the
-  machine used since it last looked (``/proc/stat`` minus this process's own CPU time).
+  one) for other processes and for the worker thread that fills the next step's masks beside the
+  forward pass (``decode/batch``). On a quiet machine that core idles most of the time (the masks
+  take 2–4% of a batch's step), so there it is lent to torch for every pass — a prompt's
+  prefill, a lone row's pass, a batch's step — and the mask worker shares the cores (sleeping
+  waiters make that cheap). It is lent only while other processes leave it free:
+  ``CoreMonitor`` reads how much of this process's cores the rest of the machine used since it
+  last looked (``/proc/stat`` minus this process's own CPU time).
 
 Who decides, first match wins: the ``threads`` option (``--threads``), ``OMP_NUM_THREADS`` (the
 standard knob: a user or a job scheduler that set it is obeyed), then the policy above. The first
@@ -47,7 +49,7 @@ IDLE_BELOW = 0.25
 class ThreadPolicy:
     threads: int  # torch intra-op threads: every pass (fixed) or the base count (adaptive)
     source: str  # "option" | "OMP_NUM_THREADS" | "default"
-    most: int = 0  # threads a prefill or a lone row may use when the cores are free; 0: fixed
+    most: int = 0  # threads a pass may use while the cores are free; 0: fixed
 
     @property
     def adaptive(self) -> bool:
@@ -177,23 +179,23 @@ class CoreMonitor:
 
 @dataclass
 class Threads:
-    """The per-pass thread count of one process: the policy's base count, or ``most`` for a
-    prefill or a lone row's pass while other processes leave the cores free."""
+    """The per-pass thread count of one process: ``most`` while other processes leave the cores
+    free, else the policy's base count."""
 
     policy: ThreadPolicy
     monitor: CoreMonitor | None = None
 
-    def for_pass(self, rows: int, *, prefill: bool = False) -> int:
-        if not self.policy.adaptive or self.monitor is None or (rows > 1 and not prefill):
+    def for_pass(self) -> int:
+        if not self.policy.adaptive or self.monitor is None:
             return self.policy.threads
         others = self.monitor.others()
         return self.policy.most if others is not None and others < IDLE_BELOW else self.policy.threads
 
-    def use(self, rows: int, *, prefill: bool = False) -> int:
+    def use(self) -> int:
         """Set torch's thread count for the next pass; returns it."""
         import torch
 
-        wanted = self.for_pass(rows, prefill=prefill)
+        wanted = self.for_pass()
         if torch.get_num_threads() != wanted:
             torch.set_num_threads(wanted)
         return wanted
