@@ -38,6 +38,7 @@ import json
 import statistics
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,10 +215,7 @@ def _cycle(cases: list[Case], count: int) -> list[Case]:
 
 
 def _sum_counts(counts: Any) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for one in counts:
-        for key, n in one.items():
-            total[key] = total.get(key, 0) + n
+    total: Counter[str] = sum((Counter(one) for one in counts), Counter())
     return dict(sorted(total.items(), key=lambda kv: int(kv[0])))
 
 

@@ -35,7 +35,7 @@ first draft rides with its prompt's prefill.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -81,7 +81,7 @@ class BatchRun:
     batch_size: int = 0
     # forward passes per torch thread count (``models/threads``: the core otherwise kept free
     # is lent to torch while other processes leave it free)
-    threads: dict[int, int] = field(default_factory=dict)
+    threads: Counter[int] = field(default_factory=Counter)
 
     @property
     def tokens(self) -> int:
@@ -170,8 +170,8 @@ def generate_batch(
                     results[index] = row_result(row, tokenizer)
                     continue
                 run.forward_passes += 1
-                run.threads[count] = run.threads.get(count, 0) + 1
-                row.threads[count] = 1
+                run.threads[count] += 1
+                row.threads[count] += 1
                 active.append(row)
                 drops = _choose(run, [row], logits, fill_bitmask([row], words))
                 kv.reject([0] * (len(active) - 1) + drops)
@@ -207,11 +207,11 @@ def generate_batch(
             forward = time.perf_counter() - t0
             run.forward_s += forward
             run.forward_passes += 1
-            run.threads[count] = run.threads.get(count, 0) + 1
+            run.threads[count] += 1
             kv.cache = getattr(out, cache_arg)
             for row in active:
                 row.forward_s.append(forward)
-                row.threads[count] = row.threads.get(count, 0) + 1
+                row.threads[count] += 1
             t1 = time.perf_counter()
             if pending is not None:
                 bits, fill_s = pending.result()

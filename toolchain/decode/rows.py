@@ -11,6 +11,7 @@ tokens appended unverified (fast-forward of a sampling row), and a finished row'
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -78,7 +79,7 @@ class Row:
         self.steps: list[StepTrace] = []
         self.token_ids: list[int] = []
         self.forward_s: list[float] = []
-        self.threads: dict[int, int] = {}  # forward passes per torch thread count (models/threads)
+        self.threads: Counter[int] = Counter()  # forward passes per torch thread count (models/threads)
         self.feed: list[int] = []
         self.finish: str | None = None
         self.closing_at: int | None = None

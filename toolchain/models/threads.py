@@ -14,8 +14,8 @@ whether a second thread pays:
   it, so ``passive_waiting`` sets it before torch is imported (the CLI does so first thing;
   ``load_model`` too, which is in time where nothing imported torch before) and takes it out
   of the environment again once torch is loaded, so that child processes keep their defaults.
-  Where torch was imported earlier, or the user set the variable otherwise, that choice stands
-  and the thread count stays fixed.
+  Where torch was imported earlier, the thread count stays fixed; where the user set the
+  variable, their choice stands (with ``active`` the free core is still lent as below).
 - **What else wants the cores.** The base count leaves one core free (``cores - 1``, at least
   one) for other processes and for the worker thread that fills the next step's masks beside the
   forward pass (``decode/batch``). On a quiet machine that core idles most of the time (the masks
@@ -193,19 +193,19 @@ class Threads:
 
     def use(self) -> int:
         """Set torch's thread count for the next pass; returns it."""
-        import torch
-
-        wanted = self.for_pass()
-        if torch.get_num_threads() != wanted:
-            torch.set_num_threads(wanted)
-        return wanted
+        return _set_torch_threads(self.for_pass())
 
     def rest(self) -> None:
         """Back to the base count (between runs: a caller's own torch work gets what it had)."""
-        import torch
+        _set_torch_threads(self.policy.threads)
 
-        if torch.get_num_threads() != self.policy.threads:
-            torch.set_num_threads(self.policy.threads)
+
+def _set_torch_threads(count: int) -> int:
+    import torch
+
+    if torch.get_num_threads() != count:
+        torch.set_num_threads(count)
+    return count
 
 
 _CURRENT: Threads | None = None
@@ -216,7 +216,7 @@ def apply_threads(requested: int | None = None) -> ThreadPolicy:
     generation loop asks ``current()`` per pass from then on."""
     global _CURRENT, _SET_HERE
     passive = passive_waiting()
-    import torch
+    import torch  # noqa: F401  (loaded, so libgomp has read the wait policy)
 
     if _SET_HERE:  # read by now: child processes (a llama.cpp server, git) keep their defaults
         os.environ.pop("OMP_WAIT_POLICY", None)
@@ -227,8 +227,7 @@ def apply_threads(requested: int | None = None) -> ThreadPolicy:
     spin_chosen = os.environ.get("OMP_WAIT_POLICY", "").strip().lower() == "active"
     policy = choose_threads(requested, passive=passive or spin_chosen)
     _CURRENT = Threads(policy, CoreMonitor.for_this_process() if policy.adaptive else None)
-    if torch.get_num_threads() != policy.threads:
-        torch.set_num_threads(policy.threads)
+    _CURRENT.rest()
     return policy
 
 
