@@ -51,6 +51,7 @@ def case_dir(row: dict[str, Any], base: Path) -> Path:
 
 def run_tests(row: dict[str, Any], d: Path, timeout: float) -> dict[str, Any]:
     t0 = time.perf_counter()
+    why: int | str
     try:
         done = subprocess.run(
             shlex.split(row["test_command"]),

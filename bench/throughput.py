@@ -18,7 +18,9 @@ Modes (``--modes``), through the same loop, interleaved repetition by repetition
   (schema cases only: they compile the JSON Schema themselves; no budget).
 
 Reported per batch size and mode: tokens/s (median over repetitions), p50/p95 latency per
-request, forward passes per output token, the masks' share of the loop's time and how much of
+request, time to first token (``ttft_s_*``: the prompt's prefill, the same work in every mode) and
+the output rate after it (``decode_tokens_per_s``, 1 / inter-token latency), forward passes per
+output token, the masks' share of the loop's time and how much of
 the mask work the forward pass hid (``mask_overlapped``). Ratios to unconstrained per row, for the
 whole run and for the decode steps with the batch full (``full_batch_*``): constrained outputs are
 shorter and end at different steps, so the whole run's ratio also measures prefills spread over
@@ -219,6 +221,18 @@ def _sum_counts(counts: Any) -> dict[str, int]:
     return dict(sorted(total.items(), key=lambda kv: int(kv[0])))
 
 
+def _decode_rate(run: Any) -> float:
+    """Output tokens per second after each request's first token, over the run's requests: the
+    tokens after the first over the seconds after it (1 / inter-token latency)."""
+    tokens = seconds = 0.0
+    for r in run.results:
+        if "ttft_s" not in r.metrics:
+            continue
+        tokens += len(r.steps) - 1
+        seconds += r.metrics["elapsed_s"] - r.metrics["ttft_s"]
+    return round(tokens / seconds, 2) if seconds > 0 else 0.0
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] if ordered else 0.0
@@ -301,6 +315,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if "unconstrained" in per_mode
             else None
         )
+        decode_base = (
+            statistics.median(_decode_rate(r) for r in per_mode["unconstrained"])
+            if "unconstrained" in per_mode
+            else None
+        )
         full_base = (
             statistics.median(r.full_batch_tokens_per_s() for r in per_mode["unconstrained"])
             if "unconstrained" in per_mode
@@ -311,6 +330,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             tps = statistics.median(s["tokens_per_s"] for s in summaries)
             full = statistics.median(r.full_batch_tokens_per_s() for r in runs)
             latencies = [r.metrics["elapsed_s"] for one in runs for r in one.results]
+            ttfts = [r.metrics["ttft_s"] for one in runs for r in one.results if "ttft_s" in r.metrics]
+            decode = statistics.median(_decode_rate(r) for r in runs)
             steps = [len(r.steps) for one in runs for r in one.results]
             table.append(
                 {
@@ -326,6 +347,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "full_batch_steps": statistics.median(s["full_batch_steps"] for s in summaries),
                     "latency_s_p50": round(_percentile(latencies, 50), 3),
                     "latency_s_p95": round(_percentile(latencies, 95), 3),
+                    # time to first token (the prompt's prefill: the same work in every mode) and
+                    # the output rate after it, per request (serving benchmarks' TTFT and output
+                    # tokens/s per user)
+                    "ttft_s_p50": round(_percentile(ttfts, 50), 3),
+                    "ttft_s_p95": round(_percentile(ttfts, 95), 3),
+                    "decode_tokens_per_s": decode,
+                    "decode_vs_unconstrained": round(decode / decode_base, 3) if decode_base else None,
                     "tokens_per_request_mean": round(sum(steps) / len(steps), 1),
                     "forward_passes_per_token": round(
                         statistics.median(s["forward_passes"] / max(s["tokens"], 1) for s in summaries), 3

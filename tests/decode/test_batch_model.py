@@ -129,6 +129,11 @@ def test_greedy_outputs_equal_a_plain_decode_alone_and_batched_row_by_row() -> N
         assert batched.token_ids == tokens, f"row {i} batched"
         assert batched.text == one.text and batched.finish_reason == one.finish_reason, f"row {i}"
         assert batched.closing_offset == one.closing_offset, f"row {i}"
+        for r in (one, batched):  # time to first token and the rate after it
+            ttft, elapsed = r.metrics["ttft_s"], r.metrics["elapsed_s"]
+            assert 0 < ttft < elapsed, f"row {i}"
+            rate = (len(r.steps) - 1) / (elapsed - ttft)
+            assert r.metrics["decode_tokens_per_s"] == pytest.approx(rate, rel=0.01, abs=0.01), f"row {i}"
     assert any(r.closing_offset is not None for r in single)  # the budget's draw was exercised
     assert run.forward_passes < sum(len(r.steps) for r in single)  # rows shared forward passes
 
