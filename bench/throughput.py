@@ -222,13 +222,13 @@ def _sum_counts(counts: Any) -> dict[str, int]:
 
 
 def _decode_rate(run: Any) -> float:
-    """Output tokens per second after each request's first token, over the run's requests: the
-    tokens after the first over the seconds after it (1 / inter-token latency)."""
+    """Output tokens per second after each request's prefill (its first tokens), over the run's
+    requests: the tokens after it over the seconds after it (1 / inter-token latency)."""
     tokens = seconds = 0.0
     for r in run.results:
         if "ttft_s" not in r.metrics:
             continue
-        tokens += len(r.steps) - 1
+        tokens += len(r.steps) - r.metrics["first_tokens"]
         seconds += r.metrics["elapsed_s"] - r.metrics["ttft_s"]
     return round(tokens / seconds, 2) if seconds > 0 else 0.0
 
@@ -327,11 +327,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         for mode, runs in per_mode.items():
             summaries = [r.summary() for r in runs]
-            tps = statistics.median(s["tokens_per_s"] for s in summaries)
-            full = statistics.median(r.full_batch_tokens_per_s() for r in runs)
+            tps = round(statistics.median(s["tokens_per_s"] for s in summaries), 2)
+            full = round(statistics.median(r.full_batch_tokens_per_s() for r in runs), 2)
             latencies = [r.metrics["elapsed_s"] for one in runs for r in one.results]
             ttfts = [r.metrics["ttft_s"] for one in runs for r in one.results if "ttft_s" in r.metrics]
-            decode = statistics.median(_decode_rate(r) for r in runs)
+            decode = round(statistics.median(_decode_rate(r) for r in runs), 2)
             steps = [len(r.steps) for one in runs for r in one.results]
             table.append(
                 {

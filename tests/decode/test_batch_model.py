@@ -132,6 +132,7 @@ def test_greedy_outputs_equal_a_plain_decode_alone_and_batched_row_by_row() -> N
         for r in (one, batched):  # time to first token and the rate after it
             ttft, elapsed = r.metrics["ttft_s"], r.metrics["elapsed_s"]
             assert 0 < ttft < elapsed, f"row {i}"
+            assert r.metrics["first_tokens"] == 1, f"row {i}"  # fast-forward off: one token a pass
             rate = (len(r.steps) - 1) / (elapsed - ttft)
             assert r.metrics["decode_tokens_per_s"] == pytest.approx(rate, rel=0.01, abs=0.01), f"row {i}"
     assert any(r.closing_offset is not None for r in single)  # the budget's draw was exercised
@@ -215,7 +216,11 @@ def test_copy_speculation_keeps_greedy_outputs_and_saves_forward_passes() -> Non
                 assert b.finish_reason == a.finish_reason and b.closing_offset == a.closing_offset, where
                 assert b.metrics["speculate"] and not a.metrics["speculate"]
                 assert b.metrics["accepted_tokens"] <= b.metrics["drafted_tokens"]
+                # a draft riding with the prompt's prefill makes its first tokens more than one
+                assert 1 <= b.metrics["first_tokens"] <= len(b.steps), where
             if batch_size == 1:
+                firsts = [r.metrics["first_tokens"] for r in spec.results]
+                assert fast_forward is False or max(firsts) > 1, firsts
                 drafted += spec.drafted
                 accepted += spec.accepted
                 assert spec.forward_passes <= plain.forward_passes

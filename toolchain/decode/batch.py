@@ -174,6 +174,7 @@ def generate_batch(
                 row.threads[count] += 1
                 active.append(row)
                 drops = _choose(run, [row], logits, fill_bitmask([row], words))
+                row.first_token_at, row.tokens_at_first = time.perf_counter(), len(row.steps)
                 kv.reject([0] * (len(active) - 1) + drops)
             _retire(active, kv, results, tokenizer)
             if not active:

@@ -87,7 +87,9 @@ class Row:
         # fill ran beside the forward pass): part of the step's ``mask_us``
         self.mask_wait_s = 0.0
         self.started = time.perf_counter()
-        self.first_token_at: float | None = None  # when the first token was chosen (or forced)
+        # when the prompt's prefill had chosen its tokens, and how many the output then held
+        self.first_token_at: float | None = None
+        self.tokens_at_first = 0
         self.hits0 = engine.masks.hits if engine else 0
         self.miss0 = engine.masks.misses if engine else 0
         # speculation: greedy rows with our matcher or none (a peer's matcher cannot roll back)
@@ -108,8 +110,6 @@ class Row:
         self.stop_ids: set[int] = set()
 
     def trace(self, trace: StepTrace) -> None:
-        if not self.steps:
-            self.first_token_at = time.perf_counter()
         self.steps.append(trace)
         if self.request.on_step:
             self.request.on_step(trace)
@@ -174,13 +174,15 @@ def row_result(row: Row, tokenizer: Any) -> GenerationResult:
     metrics["passes_by_threads"] = {str(n): row.threads[n] for n in sorted(row.threads)}
     metrics["elapsed_s"] = round(elapsed, 4)  # joining the batch to leaving it
     if row.first_token_at is not None:
-        # time to the first token (the prompt's prefill, above all), from joining the batch as
-        # ``elapsed_s``, and the rate after it: what serving benchmarks call TTFT and output
-        # tokens/s per user (1 / inter-token latency)
+        # time to the first token the model chose (the prompt's prefill, from joining the batch
+        # as ``elapsed_s``; forced text appended before it does not count) and the rate after
+        # it: serving benchmarks' TTFT and output tokens/s per user (1 / inter-token latency)
         ttft = row.first_token_at - row.started
         metrics["ttft_s"] = round(ttft, 4)
+        metrics["first_tokens"] = row.tokens_at_first  # chosen (and drafted, forced) by then
         after = elapsed - ttft
-        metrics["decode_tokens_per_s"] = round((len(row.steps) - 1) / after, 2) if after > 0 else 0.0
+        later = len(row.steps) - row.tokens_at_first
+        metrics["decode_tokens_per_s"] = round(later / after, 2) if after > 0 else 0.0
     if row.max_tokens < row.request.max_tokens:
         metrics["max_tokens_capped_to"] = row.max_tokens
     closing_offset = None
