@@ -41,6 +41,7 @@ import statistics
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -233,6 +234,19 @@ def _decode_rate(run: Any) -> float:
     return round(tokens / seconds, 2) if seconds > 0 else 0.0
 
 
+# a run's output tokens/s three ways (``BatchRun``): the whole run, its full-batch steps, after
+# each request's first token
+RATES: dict[str, Callable[[Any], float]] = {
+    "whole": lambda run: run.summary()["tokens_per_s"],
+    "full": lambda run: run.full_batch_tokens_per_s(),
+    "decode": _decode_rate,
+}
+
+
+def _ratio(value: float, base: float | None) -> float | None:
+    return round(value / base, 3) if base else None
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] if ordered else 0.0
@@ -310,28 +324,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "token_ids_differ": sum(a.token_ids != b.token_ids for a, b in pairs),
                 }
             )
-        base = (
-            statistics.median(r.summary()["tokens_per_s"] for r in per_mode["unconstrained"])
-            if "unconstrained" in per_mode
-            else None
-        )
-        decode_base = (
-            statistics.median(_decode_rate(r) for r in per_mode["unconstrained"])
-            if "unconstrained" in per_mode
-            else None
-        )
-        full_base = (
-            statistics.median(r.full_batch_tokens_per_s() for r in per_mode["unconstrained"])
-            if "unconstrained" in per_mode
-            else None
-        )
+        # the whole run's tokens/s, over the full-batch steps, after each request's first token:
+        # per mode the median over repetitions, and unconstrained decoding's for the ratios
+        free = per_mode.get("unconstrained")
+        bases = {k: statistics.median(map(f, free)) for k, f in RATES.items()} if free else {}
         for mode, runs in per_mode.items():
             summaries = [r.summary() for r in runs]
-            tps = round(statistics.median(s["tokens_per_s"] for s in summaries), 2)
-            full = round(statistics.median(r.full_batch_tokens_per_s() for r in runs), 2)
+            tps, full, decode = (round(statistics.median(map(f, runs)), 2) for f in RATES.values())
             latencies = [r.metrics["elapsed_s"] for one in runs for r in one.results]
             ttfts = [r.metrics["ttft_s"] for one in runs for r in one.results if "ttft_s" in r.metrics]
-            decode = round(statistics.median(_decode_rate(r) for r in runs), 2)
             steps = [len(r.steps) for one in runs for r in one.results]
             table.append(
                 {
@@ -339,11 +340,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "mode": mode,
                     "requests": count,
                     "tokens_per_s": tps,
-                    "vs_unconstrained": round(tps / base, 3) if base else None,
+                    "vs_unconstrained": _ratio(tps, bases.get("whole")),
                     # the steps with every slot of the batch busy: the masks' cost at equal
                     # occupancy (the whole run's figure also carries the outputs' lengths)
                     "full_batch_tokens_per_s": full,
-                    "full_batch_vs_unconstrained": round(full / full_base, 3) if full_base else None,
+                    "full_batch_vs_unconstrained": _ratio(full, bases.get("full")),
                     "full_batch_steps": statistics.median(s["full_batch_steps"] for s in summaries),
                     "latency_s_p50": round(_percentile(latencies, 50), 3),
                     "latency_s_p95": round(_percentile(latencies, 95), 3),
@@ -353,7 +354,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "ttft_s_p50": round(_percentile(ttfts, 50), 3),
                     "ttft_s_p95": round(_percentile(ttfts, 95), 3),
                     "decode_tokens_per_s": decode,
-                    "decode_vs_unconstrained": round(decode / decode_base, 3) if decode_base else None,
+                    "decode_vs_unconstrained": _ratio(decode, bases.get("decode")),
                     "tokens_per_request_mean": round(sum(steps) / len(steps), 1),
                     "forward_passes_per_token": round(
                         statistics.median(s["forward_passes"] / max(s["tokens"], 1) for s in summaries), 3
