@@ -84,6 +84,8 @@ class _Checker:
         for target in self.targets.values():
             self.check_target(target)
         self.checks.sort(key=lambda check: check.index)
+        if not self.problems and all(check.status != "failed" for check in self.checks):
+            self.check_changes_something()
         return CheckReport(
             format=self.patch.format,
             detected=self.patch.detected,
@@ -92,6 +94,29 @@ class _Checker:
             files=tuple(self.changes),
             problems=tuple(self.problems),
             notes=tuple(self.notes),
+        )
+
+    def check_changes_something(self) -> None:
+        """A patch that applies but would leave every file as it is, is not applicable: an agent
+        that trusts the exit status would think the edit was made (an empty envelope, a hunk of
+        context lines only, a REPLACE equal to its SEARCH, mode changes that are ignored)."""
+        if any(c.action != "modify" or c.before is None or c.after != c.before.data for c in self.changes):
+            return
+        paths = self.patch.paths()
+        lines = [e.patch_line for e in self.patch.edits] or [1]
+        what = (
+            "every edit's new lines equal its old lines"
+            if self.patch.edits
+            else "it has no edits, creations, deletions or renames"
+        )
+        self.problems.append(
+            Problem(
+                paths[0] if paths else "",
+                min(lines),
+                f"the patch changes nothing: {what}",
+                "make the new lines differ from the old ones (or was it applied before?)",
+                reason="no-change",
+            )
         )
 
     def breaks_syntax(self, where: ResolvedPath, line: int, before: str | None, after: str) -> bool:

@@ -15,8 +15,11 @@
     *** Delete File: OLD.md
     *** End Patch
 
-Lenient where Codex's parser is: whitespace around markers, a ``<<'EOF'`` heredoc wrapper, blank
-lines between sections, a blank line inside a chunk read as an empty context line. Each chunk
+Lenient where Codex's parser is: whitespace around markers (a marker line is one whose stripped
+text is a marker, also inside a chunk), a ``<<'EOF'`` heredoc wrapper, blank lines between
+sections, a blank line inside a chunk read as an empty context line. Strict where a cut-off
+reply would otherwise pass: an envelope without its ``*** End Patch`` line is refused (a model
+stopped by its token limit writes exactly that, and the chunk it was writing is incomplete). Each chunk
 becomes one :class:`Edit` (context and ``-`` lines old, context and ``+`` lines new) that must
 match after the chunk before it (chunks are in file order) and after its anchor lines.
 """
@@ -42,6 +45,7 @@ _END = "*** End Patch"
 _ADD, _DELETE, _UPDATE, _MOVE = "*** Add File:", "*** Delete File:", "*** Update File:", "*** Move to:"
 _EOF = "*** End of File"
 _SECTIONS = f"'{_ADD} PATH', '{_DELETE} PATH', '{_UPDATE} PATH' or '{_END}'"
+_MARKERS = (_ADD, _DELETE, _UPDATE, _MOVE)
 
 
 def _error(message: str, line: int, hint: str) -> PatchError:
@@ -93,7 +97,14 @@ class _Parser:
                 self.update(self.path_after(_UPDATE), number)
             else:
                 raise _error(f"unexpected line {line[:60]!r}", number, f"expected {_SECTIONS}")
-        self.notes.append(f"no '{_END}' line: the envelope was read to the end of the text")
+        filled = [i for i, raw in enumerate(self.lines) if line_content(raw).strip()]
+        last = filled[-1] if filled else 0
+        raise _error(
+            f"the envelope has no '{_END}' line: it stops at"
+            f" {line_content(self.lines[last]).strip()[:60]!r} (truncated?); nothing applied",
+            last + 1,
+            f"send the whole patch, ending with '{_END}'",
+        )
 
     def add(self, path: str, number: int) -> None:
         self.index += 1
@@ -133,7 +144,9 @@ class _Parser:
 
         while self.index < len(self.lines):
             raw, line = self.lines[self.index], self.marker()
-            if raw.startswith("*"):  # a marker; a change line starts with ' ', '-' or '+'
+            # a marker, also indented (' *** End Patch' would otherwise be a context line);
+            # a change line starts with ' ', '-' or '+'
+            if raw.startswith("*") or line in (_END, _EOF) or line.startswith(_MARKERS):
                 if line != _EOF:
                     break
                 close(at_end=True)

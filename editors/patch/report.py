@@ -75,14 +75,16 @@ class Problem:
     patch_line: int
     message: str
     hint: str = ""
-    # a stable code where one helps (docs/patches.md): "syntax" (the patched file would not parse)
+    # a stable code where one helps (docs/patches.md): "syntax" (the patched file would not parse),
+    # "no-change" (the patch applies but leaves every file as it is)
     reason: str = ""
     line: int | None = None  # the file line it is about (syntax: the first error in the new text)
 
     def one_line(self) -> str:
-        return f"{self.path} (patch line {self.patch_line}): {self.message}" + (
-            f" — {self.hint}" if self.hint else ""
+        where = (
+            f"{self.path} (patch line {self.patch_line})" if self.path else f"patch line {self.patch_line}"
         )
+        return f"{where}: {self.message}" + (f" — {self.hint}" if self.hint else "")
 
 
 @dataclass(frozen=True)

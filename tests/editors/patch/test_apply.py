@@ -223,9 +223,10 @@ def test_creating_an_existing_file_and_editing_a_missing_one_are_reported(projec
     assert [e.location.reason for e in report.edits] == ["no-file"]
 
 
-def test_a_patch_that_changes_nothing_writes_nothing(project: Path) -> None:
+def test_a_patch_that_changes_nothing_writes_nothing_and_is_not_applied(project: Path) -> None:
     result = apply_patch(parse_patch(sr("a.txt", "two\r\n", "two\r\n")), project)
-    assert result.applied and result.entry_id is None and result.written == ()
+    assert not result.applied and result.entry_id is None and result.written == ()
+    assert [p.reason for p in result.report.problems] == ["no-change"]
 
 
 def test_a_removal_that_empties_a_directory_removes_it_and_undo_brings_it_back(project: Path) -> None:

@@ -61,6 +61,8 @@ def render_report(report: CheckReport) -> str:
     if report.ok:
         extra = f", {tolerant} tolerant" if tolerant else ""
         out.append(f"ok: {len(report.edits)} edit(s) apply{extra}; {len(report.files)} file(s) change")
+    elif [p.reason for p in report.problems] == ["no-change"]:
+        out.append("not applicable: the patch changes nothing; nothing written")
     else:
         out.append(
             f"not applicable: {failed} of {len(report.edits)} edit(s) failed,"
