@@ -198,7 +198,7 @@ class _Checker:
 
     def check_create(self, target: _Target, create: FileCreate, snapshot: FileSnapshot | None) -> None:
         where = target.where
-        if snapshot is not None and snapshot.data:
+        if snapshot is not None and (snapshot.data or not create.if_empty):
             self.problem(
                 where,
                 create.patch_line,
@@ -246,6 +246,11 @@ class _Checker:
 
     def check_edits(self, target: _Target, snapshot: FileSnapshot | None) -> None:
         where = target.where
+        if snapshot is None and target.edits and all(e.may_create for _, e in target.edits):
+            _, edit = target.edits[0]
+            target.edits = []
+            self.check_create(target, FileCreate(where.path, "".join(edit.new), edit.patch_line), None)
+            return
         if snapshot is None:
             hint = "check the path; to create a file use an empty SEARCH, '--- /dev/null' or '*** Add File:'"
             self.fail_edits(target, "no such file", hint, "no-file")

@@ -78,6 +78,8 @@ class Edit:
       ``@@ def f():``); the match is then the first one after the last of them.
     - ``in_order``: the match must start after the previous edit of the same file (Codex's
       chunks are in file order).
+    - ``may_create``: the edit has no old lines and creates its file when the file is missing
+      (git apply's rule for a diff that says neither "new" nor "deleted").
     """
 
     path: str
@@ -90,15 +92,18 @@ class Edit:
     exact_eol: bool = False
     anchor: tuple[str, ...] = ()
     in_order: bool = False
+    may_create: bool = False
 
 
 @dataclass(frozen=True)
 class FileCreate:
-    """Create ``path`` with ``content``; refused when the file exists (unless it is empty)."""
+    """Create ``path`` with ``content``; refused when the file exists (unless it is empty and
+    ``if_empty``: git apply refuses any existing file, aider writes into an empty one)."""
 
     path: str
     content: str
     patch_line: int
+    if_empty: bool = True
 
 
 @dataclass(frozen=True)

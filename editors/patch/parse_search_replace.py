@@ -12,7 +12,9 @@
     >>>>>>> REPLACE
     ```
 
-Markers as aider accepts them: 5–9 ``<``/``=``/``>``, ``SEARCH>`` tolerated (Claude 4 writes it),
+The fence is any of aider's: ```` ``` ````, four backticks, ``~~~``, or ``<source>`` / ``<code>`` /
+``<pre>`` / ``<codeblock>`` / ``<sourcecode>`` (aider switches to these when a file holds triple
+backticks). Markers as aider accepts them: 5–9 ``<``/``=``/``>``, ``SEARCH>`` tolerated (Claude 4 writes it),
 trailing whitespace allowed; as in aider, a second divider also ends the REPLACE text (models
 close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted). A block without a path
 line reuses the previous block's path (noted). An empty SEARCH creates a file. Text outside
@@ -31,7 +33,9 @@ __all__ = ["HEAD", "parse_search_replace"]
 HEAD = re.compile(r"^<{5,9} SEARCH>?\s*$")
 _DIVIDER = re.compile(r"^={5,9}\s*$")
 _TAIL = re.compile(r"^>{5,9} REPLACE\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+# aider's fences: three or four backticks, or (for files that hold backticks themselves) an
+# HTML-like tag pair, opened with a language after the tag (``<source>python``)
+_FENCE = re.compile(r"^\s*(```|~~~|</?(source|code|pre|codeblock|sourcecode)>)")
 # how far above a SEARCH marker aider looks for the path (fence lines in between are skipped)
 _PATH_LOOKBACK = 3
 

@@ -5,10 +5,12 @@ get them wrong or leave them out (aider asks for ``@@ ... @@``), so a pre-pass (
 rewrites those headers from the body first, one line for one line, so that patch line numbers stay
 true. Hunks whose header had no numbers carry no line hint and no git anchoring.
 
-Paths: git diffs lose their first component (``-p1``: ``a/x`` → ``x``); plain ``---``/``+++`` pairs
-lose ``a/``/``b/`` only when both sides carry them (aider's rule). ``--- /dev/null`` creates a
-file, ``+++ /dev/null`` deletes one (and its ``-`` lines are the content it must have), and git's
-``rename from``/``rename to`` move one. ``\\ No newline at end of file`` removes the terminator of
+Names and operations come from :mod:`.headers` (git apply's rules: git diffs lose their first
+component, ``-p1``; plain ``---``/``+++`` pairs lose ``a/``/``b/`` only when both sides carry
+them, aider's rule). ``--- /dev/null`` (or an epoch timestamp) creates a file, ``+++ /dev/null``
+deletes one (and its ``-`` lines are the content it must have), git's ``rename from``/``rename
+to`` move one, and a one-hunk section without old lines creates a missing file.
+``\\ No newline at end of file`` removes the terminator of
 the line before it, on the side that line belongs to.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import Hunk, PatchedFile, PatchSet
 
+from gramwright.editors.patch.headers import Section, read_headers, unquote
 from gramwright.editors.patch.model import (
     Edit,
     EditFormat,
@@ -31,53 +34,12 @@ from gramwright.errors import PatchError
 
 __all__ = ["parse_udiff"]
 
-_DEV_NULL = "/dev/null"
-# git quotes a path with unusual bytes as a C string: "a/caf\303\251.txt"
-_C_ESCAPES = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11, '"': 34, "\\": 92}
-
-
-def _unquote(name: str) -> str:
-    if not (len(name) >= 2 and name.startswith('"') and name.endswith('"')):
-        return name
-    body, out, index = name[1:-1], bytearray(), 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\" and body[index + 1 : index + 4].isdigit():
-            out.append(int(body[index + 1 : index + 4], 8) & 0xFF)
-            index += 4
-        elif char == "\\" and index + 1 < len(body) and body[index + 1] in _C_ESCAPES:
-            out.append(_C_ESCAPES[body[index + 1]])
-            index += 2
-        else:
-            out += char.encode("utf-8")
-            index += 1
-    return out.decode("utf-8", "replace")
-
 
 def _info(pf: PatchedFile, prefix: str) -> str | None:
     for line in pf.patch_info or ():
         if line.startswith(prefix):
-            return _unquote(line[len(prefix) :].rstrip("\r\n"))
+            return unquote(line[len(prefix) :].rstrip("\r\n"))
     return None
-
-
-def _paths(pf: PatchedFile) -> tuple[str | None, str | None]:
-    source, target = _unquote(pf.source_file or ""), _unquote(pf.target_file or "")
-    git = _info(pf, "diff --git ") is not None
-    src = None if source in (_DEV_NULL, "") else source
-    dst = None if target in (_DEV_NULL, "") else target
-
-    def strip(name: str | None, mark: str) -> str | None:
-        if name is None:
-            return None
-        if git:  # git apply's default -p1: drop everything up to the first slash
-            return name.split("/", 1)[1] if "/" in name else name
-        return name[2:] if name.startswith(mark) else name
-
-    prefixed = (src is None or src.startswith("a/")) and (dst is None or dst.startswith("b/"))
-    if not git and not prefixed:
-        return src, dst
-    return strip(src, "a/"), strip(dst, "b/")
 
 
 def _sides(hunk: Hunk) -> tuple[tuple[str, ...], tuple[str, ...], int]:
@@ -111,8 +73,9 @@ def _where_failed(message: str, lines: tuple[str, ...]) -> int:
 def parse_udiff(text: str) -> Patch:
     """Parse a unified diff; :class:`PatchError` names the patch line and what was expected."""
     recounted = recount_hunks(text)
+    restated, sections = read_headers(recounted.text)
     try:
-        patchset = PatchSet(recounted.text)
+        patchset = PatchSet(restated)
     except UnidiffParseError as exc:
         line = _where_failed(str(exc), split_lines(recounted.text))
         raise PatchError(
@@ -139,28 +102,35 @@ def parse_udiff(text: str) -> Patch:
                 where=f"patch line {header}",
                 hint="patches here change regular text files (edit, create, delete, rename)",
             )
-        src, dst = _paths(pf)
-        rename_from, rename_to = _info(pf, "rename from "), _info(pf, "rename to ")
+        section = sections.get(header) or Section(header, False, None, None)
+        src, dst = section.old, section.new
         if src is None and dst is None:
             raise PatchError(
                 "a file with no name", where=f"patch line {header}", hint="write --- a/PATH / +++ b/PATH"
             )
         hunks = [(h, *_sides(h)) for h in pf]
-        if src is None:
+        if section.create or src is None:
             assert dst is not None
+            if any(old for _, old, _, _ in hunks):
+                raise PatchError(
+                    f"new file {dst} depends on old contents",
+                    where=f"patch line {header}",
+                    hint="a creation's hunks have only '+' lines",
+                )
             content = "".join(line for _, _, new, _ in hunks for line in new)
-            creates.append(FileCreate(path=dst, content=content, patch_line=header))
+            creates.append(FileCreate(path=dst, content=content, patch_line=header, if_empty=False))
             continue
-        if dst is None:
+        if section.delete or dst is None:
             expected = tuple(line for _, old, _, _ in hunks for line in old)
             deletes.append(FileDelete(path=src, patch_line=header, expected=expected))
             continue
         path = src
-        if rename_from is not None and rename_to is not None:
-            path = rename_from
-            renames.append(FileRename(path=rename_from, new_path=rename_to, patch_line=header))
-        elif src != dst:
-            path = dst  # GNU style "--- x.py.orig" / "+++ x.py": the target names the file
+        rename_from = src if section.rename else None
+        if section.rename:
+            renames.append(FileRename(path=src, new_path=dst, patch_line=header))
+        # git apply: a traditional section that says neither "new" nor "deleted" creates a missing
+        # file when its one hunk has no old lines (a git section says "new file mode" instead)
+        maybe_create = not section.git and len(hunks) == 1 and not hunks[0][1]
         if not pf and rename_from is None:
             notes.append(f"patch line {header}: {path} has no hunks (a mode change?): nothing to do")
         for hunk, old, new, trailing in hunks:
@@ -178,6 +148,7 @@ def parse_udiff(text: str) -> Patch:
                     at_start=numbered and hunk.source_start <= 1,
                     at_end=numbered and trailing == 0,
                     exact_eol=True,
+                    may_create=maybe_create,
                 )
             )
     if not patchset:

@@ -134,3 +134,111 @@ def test_an_indented_end_patch_marker_ends_the_envelope(tmp_path: Path) -> None:
     code, _, err = gramwright(root, "*** Begin Patch\n*** Update File: x\n@@\n-a\n+b\n  *** End Patch\n")
     assert code == 0, err
     assert (root / "x").read_text() == "b\n"
+
+
+# --- 3. aider's other fences ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("open_fence", "close_fence"),
+    [
+        ("<source>python", "</source>"),
+        ("<code>", "</code>"),
+        ("<pre>", "</pre>"),
+        ("<codeblock>python", "</codeblock>"),
+        ("<sourcecode>", "</sourcecode>"),
+        ("````python", "````"),
+    ],
+)
+@pytest.mark.parametrize("path_inside", [False, True], ids=["path-before", "path-inside"])
+def test_aiders_other_fences(tmp_path: Path, open_fence: str, close_fence: str, path_inside: bool) -> None:
+    root = make(tmp_path / "p", {"f.py": "x = 1\n"})
+    block = "<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    if path_inside:
+        patch = f"{open_fence}\nf.py\n{block}{close_fence}\n"
+    else:
+        patch = f"f.py\n{open_fence}\n{block}{close_fence}\n"
+    code, out, err = gramwright(root, patch)
+    assert code == 0, (out, err)
+    assert (root / "f.py").read_text() == "x = 2\n"
+
+
+# --- 4. 'diff --git' header names against the ---/+++ names ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "patch"),
+    [
+        ({"f.py": "a\n"}, "diff --git a/f.py b/f.py\n--- f.py\n+++ f.py\n@@ -1 +1 @@\n-a\n+b\n"),
+        ({"target": "a\n"}, "diff --git a/target b/file\n--- a/target\n+++ b/file\n@@ -1 +1 @@\n-a\n+b\n"),
+    ],
+    ids=["bare-names", "t4124-target-file"],
+)
+def test_git_header_with_other_names_on_its_file_lines(
+    tmp_path: Path, files: dict[str, str], patch: str
+) -> None:
+    after = agree_with_git(tmp_path, files, patch)
+    assert b"b\n" in after.values()
+
+
+# --- 5. creation and deletion without /dev/null ----------------------------------------------------
+
+EPOCH = "1970-01-01 00:00:00.000000000 +0000"
+STAMP = "2026-12-07 10:00:00.000000000 +0000"
+
+
+@pytest.mark.parametrize(
+    ("files", "patch"),
+    [
+        ({}, "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\n"),
+        ({}, "diff --git a/new.txt b/new.txt\n--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\n"),
+        ({"old.txt": "x\n"}, f"--- a/old.txt\t{STAMP}\n+++ b/old.txt\t{EPOCH}\n@@ -1 +0,0 @@\n-x\n"),
+        ({}, f"--- a/new.txt\t{EPOCH}\n+++ b/new.txt\t{STAMP}\n@@ -0,0 +1 @@\n+x\n"),
+        ({"e.txt": ""}, f"--- a/e.txt\t{EPOCH}\n+++ b/e.txt\t{STAMP}\n@@ -0,0 +1 @@\n+x\n"),
+        ({"e.txt": ""}, "--- /dev/null\n+++ b/e.txt\n@@ -0,0 +1 @@\n+x\n"),
+        ({"old.txt": "x\n"}, "--- a/old.txt\n+++ b/old.txt\n@@ -1 +0,0 @@\n-x\n"),
+        ({"e.txt": "y\n"}, "--- a/e.txt\n+++ b/e.txt\n@@ -0,0 +1 @@\n+x\n"),
+    ],
+    ids=[
+        "create-missing",
+        "git-without-new-file-mode",
+        "epoch-delete",
+        "epoch-create",
+        "epoch-create-over-empty",
+        "dev-null-create-over-empty",
+        "empty-but-kept",
+        "no-old-lines-on-a-file",
+    ],
+)
+def test_creation_and_deletion_as_git_reads_them(tmp_path: Path, files: dict[str, str], patch: str) -> None:
+    agree_with_git(tmp_path, files, patch)
+
+
+# --- 10. traditional headers ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "patch"),
+    [
+        ({"f.txt": "a\n"}, f"--- f.txt  {STAMP}\n+++ f.txt  {STAMP}\n@@ -1 +1 @@\n-a\n+b\n"),
+        ({"file1": "a\n"}, "--- file1\n+++ file1+\n@@ -1 +1 @@\n-a\n+b\n"),
+        ({"x.py": "a\n"}, "--- x.py.orig\n+++ x.py\n@@ -1 +1 @@\n-a\n+b\n"),
+        ({"f\tg.txt": "a\n"}, f"--- f\tg.txt\t{STAMP}\n+++ f\tg.txt\t{STAMP}\n@@ -1 +1 @@\n-a\n+b\n"),
+    ],
+    ids=["timestamp-after-spaces", "gnu-shorter-name", "orig-suffix", "tab-inside-a-name"],
+)
+def test_traditional_headers_name_the_file_as_git_does(
+    tmp_path: Path, files: dict[str, str], patch: str
+) -> None:
+    after = agree_with_git(tmp_path, files, patch)
+    assert list(after.values()) == [b"b\n"]
+
+
+# --- 12. an inconsistent git header ------------------------------------------------------------------
+
+
+def test_an_inconsistent_git_header_is_refused(tmp_path: Path) -> None:
+    patch = "diff --git a/1 b/2\nnew file mode 100644\nrename from 1\nrename to 2\n"
+    agree_with_git(tmp_path, {"1": "a\n"}, patch)
+    code, _, err = gramwright(tmp_path / "ours", patch)
+    assert code == 2 and "inconsistent header lines" in err
