@@ -33,9 +33,24 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from gramwright.extras import installation
+
+        typer.echo(installation().describe())
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version, whether local generation is installed and the embedded model, then exit.",
+    ),
 ) -> None:
     common.STATE.debug = debug
 
@@ -74,6 +89,13 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except ModuleNotFoundError as exc:
+        # a command outside `common.user_errors` that reached for the model stack in the light install
+        missing = common.missing_extra(exc)
+        if missing is exc or common.STATE.debug:
+            raise
+        print(f"error: {common.error_line(missing)}", file=sys.stderr)
+        raise SystemExit(common.EXIT_USAGE) from None
 
 
 if __name__ == "__main__":
