@@ -74,4 +74,3 @@ def test_sliding_window_layers_decode_as_transformers_does(tokenizer: Any, batch
         want = transformers_greedy(model, tokenizer, prompt, n)
         got = list(result.token_ids)
         assert got == want[: len(got)] and (len(got) == n or got[-1] == tokenizer.eos_token_id)
-

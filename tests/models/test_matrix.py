@@ -202,6 +202,7 @@ def test_edit_applies_and_keeps_the_other_lines(model_name: str, tmp_path: Path)
     assert target.read_text(encoding="utf-8") == original
 
 
+@pytest.mark.anyio
 async def test_tui_sample(model_name: str, schema_file: Path) -> None:
     from gramwright.tui.app import GramwrightApp
     from tests.support.tui import static_text, wait_for

@@ -306,7 +306,8 @@ class ReviewScreen(Screen[None]):
         report = review.check_accepted()
         if self.applied_entry is not None:
             self.notify(
-                f"already applied as {self.applied_entry}: u undoes it, r re-checks against the files as written",
+                f"already applied as {self.applied_entry}: u undoes it, "
+                "r re-checks against the files as written",
                 severity="warning",
             )
             return
