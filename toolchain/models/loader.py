@@ -429,7 +429,9 @@ def load_model(
     else:
         weights = weights.to(device)
     weights.eval()
-    if device == "cpu":
+    from gramwright.models.fast_paths import fast_paths
+
+    if device == "cpu" and fast_paths(weights).attention:
         from gramwright.models.attention import use_gqa_sdpa
 
         use_gqa_sdpa(weights)  # a draft's verification pass attends without copying the cache
