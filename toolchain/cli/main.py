@@ -33,9 +33,33 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    """``--version``: the package's version and which mask core runs (compiled or Python)."""
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    from gramwright.engine.native import core_line
+
+    try:
+        number = version("gramwright")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        number = "unknown"
+    typer.echo(f"gramwright {number}")
+    typer.echo(core_line())
+    raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    show_version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and which mask core runs (native or python), then exit.",
+    ),
 ) -> None:
     common.STATE.debug = debug
 
