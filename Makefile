@@ -24,6 +24,9 @@ CONSTRAINTS := -c constraints.txt
 # to existing files show at once; a new or removed module needs the link tree laid again, so the
 # install is redone (without dependency resolution, ~3 s) when the list of package files changes.
 PKG_FILES := $(shell find toolchain editors grammars -type f \( -name '*.py' -o -name '*.gbnf' -o -name '*.json' -o -name py.typed \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | cksum)
+# … and the compiled mask core is rebuilt when its C source changes (the link tree holds a built
+# copy, not a link)
+PKG_FILES += $(shell cksum toolchain/engine/_native.c 2>/dev/null)
 EDITABLE := --config-settings editable_mode=strict -e
 # llama.cpp (built from source by llama-cpp-python, `test` extra) for the common x86-64 feature set
 # (AVX2, FMA, F16C), not `-march=native`: a native build on a CPU that reports AMX uses AMX tiles,

@@ -34,22 +34,30 @@ app = typer.Typer(
 
 
 def _version(value: bool) -> None:
-    if value:
-        from gramwright.extras import installation
+    """``--version``: the version, whether local generation is installed, the embedded model, and which
+    mask core runs (compiled or Python)."""
+    if not value:
+        return
+    from gramwright.engine.native import core_line
+    from gramwright.extras import installation
 
-        typer.echo(installation().describe())
-        raise typer.Exit()
+    typer.echo(installation().describe())
+    typer.echo(core_line())
+    raise typer.Exit()
 
 
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
-    version: bool = typer.Option(
+    show_version: bool = typer.Option(
         False,
         "--version",
         callback=_version,
         is_eager=True,
-        help="Print the version, whether local generation is installed and the embedded model, then exit.",
+        help=(
+            "Print the version, whether local generation is installed, the embedded model and which mask"
+            " core runs, then exit."
+        ),
     ),
 ) -> None:
     common.STATE.debug = debug
