@@ -94,6 +94,10 @@ def _warm_parts(matcher: Matcher, budget: bool) -> Parts | None:
     """A row whose mask needs no union: its matcher's own bitset (met before, stopped, or
     narrowed by the budget); None for a configuration this engine has not met."""
     engine = matcher.engine
+    # a matcher that computes its own mask (a reasoning or tool section before the grammar) has a
+    # configuration that is not the engine's: only its own bitmask is right for it
+    if type(matcher).bitmask is not Matcher.bitmask:
+        return (matcher.bitmask(budget).view(np.uint32),), ()
     if matcher.stopped or matcher.config in engine.masks.cache:
         return (matcher.bitmask(budget).view(np.uint32),), ()
     if budget and matcher.mask_state(True)[1] >= 0:  # in the closing zone: narrowed per budget
