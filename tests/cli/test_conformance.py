@@ -48,9 +48,11 @@ def test_runner_categories(tmp_path: Path) -> None:
     assert cats["small.json#0/1"] == "pass"
     assert cats["small.json#0/2"] == "pass"
     assert cats["small.json#1/0"] == "false_positive_reported"
-    assert cats["small.json#2/0"] == "refused"
+    # proved unsatisfiable: rejecting every instance is the verdict, so an invalid instance passes
+    assert cats["small.json#2/0"] == "pass"
     summary = result.summary()
-    assert summary["refused_by_keyword"] == {"enum": 1}
+    assert summary["schemas_unsatisfiable"] == 1 and summary["refused"] == 0
+    assert summary["refused_by_keyword"] == {}
     assert summary["schemas"] == 3 and summary["cases"] == 5
 
 
@@ -71,10 +73,11 @@ def test_cli_json_and_details(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     for key in ("schemas", "cases", "pass", "false_negative", "false_positive_reported",
-                "false_positive_silent", "refused", "error", "refused_by_keyword"):  # fmt: skip
+                "false_positive_silent", "refused", "error", "refused_by_keyword",
+                "schemas_unsatisfiable"):  # fmt: skip
         assert key in summary
     rows = [json.loads(line) for line in details.read_text(encoding="utf-8").splitlines()]
-    assert {r["category"] for r in rows} == {"pass", "false_positive_reported", "refused"}
+    assert {r["category"] for r in rows} == {"pass", "false_positive_reported"}
 
 
 def test_cli_human_output(tmp_path: Path) -> None:
