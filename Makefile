@@ -2,9 +2,12 @@
 # `make test` (lint, types, layering, the whole test suite). Both create their virtualenv and
 # install first.
 #
-# Two virtualenvs, so that a user's run never carries the benchmark peers:
-#   .venv      what a user of the tool gets (`pip install gramwright` + the embedded model): `make demo`
-#   .venv-dev  that, plus the dev tools, the `bench` extra (xgrammar, llguidance, outlines-core:
+# Three virtualenvs, so that a user's run never carries the benchmark peers:
+#   .venv       what a user of local generation gets (`pip install 'gramwright[local]'` + the embedded
+#               model): `make demo`
+#   .venv-light the light install (`pip install gramwright`: no torch, no transformers), plus pytest
+#               and syrupy; tests/light drives its `gramwright` and its pytest plugin from `make test`
+#   .venv-dev   .venv, plus the dev tools, the `bench` extra (xgrammar, llguidance, outlines-core:
 #              test oracles and benchmark peers, never the engine) and the `test` extra
 #              (llama-cpp-python[server], a real serving engine for the tests; it builds llama.cpp
 #              from source, ~6 min once per machine): `make test`, `make bench`
@@ -13,6 +16,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 DEV_VENV ?= .venv-dev
+LIGHT_VENV ?= .venv-light
 # torch is pinned through constraints.txt (a local CPU build; any other version downloads gigabytes)
 CONSTRAINTS := -c constraints.txt
 # `toolchain/` installs as `gramwright` through a strict editable install: a tree of symbolic links
@@ -20,6 +24,9 @@ CONSTRAINTS := -c constraints.txt
 # to existing files show at once; a new or removed module needs the link tree laid again, so the
 # install is redone (without dependency resolution, ~3 s) when the list of package files changes.
 PKG_FILES := $(shell find toolchain editors grammars -type f \( -name '*.py' -o -name '*.gbnf' -o -name '*.json' -o -name py.typed \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | cksum)
+# … and the compiled mask core is rebuilt when its C source changes (the link tree holds a built
+# copy, not a link)
+PKG_FILES += $(shell cksum toolchain/engine/_native.c 2>/dev/null)
 EDITABLE := --config-settings editable_mode=strict -e
 # llama.cpp (built from source by llama-cpp-python, `test` extra) for the common x86-64 feature set
 # (AVX2, FMA, F16C), not `-march=native`: a native build on a CPU that reports AMX uses AMX tiles,
@@ -30,7 +37,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # setuptools explains what a strict editable install is on every install; we know
 export PYTHONWARNINGS := ignore::UserWarning
 
-.PHONY: install install-dev demo test lint typecheck layers pytest bench clean FORCE
+.PHONY: install install-dev install-light demo test lint typecheck layers pytest bench clean FORCE
 
 # $(call venv_rules,DIR,EXTRAS)
 define venv_rules
@@ -51,11 +58,27 @@ $(1)/.package-files: FORCE | $(1)/.installed-stamp
 	fi
 endef
 
-$(eval $(call venv_rules,$(VENV),))
-DEV_EXTRAS := [dev,bench,test]
+$(eval $(call venv_rules,$(VENV),[local]))
+DEV_EXTRAS := [local,dev,bench,test]
 $(eval $(call venv_rules,$(DEV_VENV),$(DEV_EXTRAS)))
 
+# The light install: no constraints file (what a user's `pip install gramwright` resolves), no model.
+$(LIGHT_VENV)/.installed-stamp: pyproject.toml setup.py
+	$(PYTHON) -m venv $(LIGHT_VENV)
+	$(LIGHT_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LIGHT_VENV)/bin/python -m pip install -q $(EDITABLE) . 'pytest>=8' 'syrupy>=4.6'
+	@echo "$(PKG_FILES)" > $(LIGHT_VENV)/.package-files
+	touch $@
+
+$(LIGHT_VENV)/.package-files: FORCE | $(LIGHT_VENV)/.installed-stamp
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(PKG_FILES)" ]; then \
+	  echo "package files added or removed: re-laying the editable install in $(LIGHT_VENV)"; \
+	  $(LIGHT_VENV)/bin/python -m pip install -q --no-deps --no-build-isolation $(EDITABLE) . && echo "$(PKG_FILES)" > $@; \
+	fi
+
 install: $(VENV)/.installed-stamp $(VENV)/.package-files
+
+install-light: $(LIGHT_VENV)/.installed-stamp $(LIGHT_VENV)/.package-files
 
 install-dev: $(DEV_VENV)/.installed-stamp $(DEV_VENV)/.package-files
 
@@ -73,8 +96,9 @@ typecheck: install-dev
 layers: install-dev
 	$(DEV_VENV)/bin/lint-imports
 
-pytest: install-dev
-	$(DEV_VENV)/bin/pytest -q
+# tests/light runs the light venv's `gramwright` and pytest plugin (skipped where it is absent)
+pytest: install-dev install-light
+	GRAMWRIGHT_LIGHT_VENV=$(LIGHT_VENV) $(DEV_VENV)/bin/pytest -q
 
 test: lint typecheck layers pytest
 
@@ -82,4 +106,4 @@ bench: install-dev
 	$(DEV_VENV)/bin/python -m bench.recognizer --json
 
 clean:
-	rm -rf $(VENV) $(DEV_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(DEV_VENV) $(LIGHT_VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,4 +1,5 @@
-"""The package list, computed from the folders (pyproject.toml holds everything else).
+"""The package list, computed from the folders, and the optional compiled mask core
+(pyproject.toml holds everything else).
 
 ``toolchain/`` installs as ``gramwright``, ``editors/`` as ``gramwright.editors`` and ``grammars/`` as
 ``gramwright.grammars`` (``[tool.setuptools.package-dir]``); every folder below them is a subpackage
@@ -8,7 +9,7 @@ count them; listing them keeps its "package would be ignored" warning away).
 
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 
 ROOTS = {"gramwright": "toolchain", "gramwright.editors": "editors", "gramwright.grammars": "grammars"}
 
@@ -24,4 +25,15 @@ def _packages() -> list[str]:
     return found
 
 
-setup(packages=_packages())
+# The compiled mask core (``toolchain/engine/_native.c``, read through ``gramwright.engine.native``):
+# optional, so a machine without a C compiler still installs, and the pure-Python engine runs there.
+# No numpy headers: the module reads arrays through the buffer protocol.
+NATIVE = Extension(
+    "gramwright.engine._native",
+    sources=["toolchain/engine/_native.c"],
+    extra_compile_args=["-O3", "-std=c11"],
+    extra_link_args=["-pthread"],
+    optional=True,
+)
+
+setup(packages=_packages(), ext_modules=[NATIVE])

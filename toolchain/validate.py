@@ -21,16 +21,34 @@ if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
 __all__ = [
+    "MAX_DOCUMENT_DEPTH",
     "Validation",
     "ValidationIssue",
     "as_floats",
     "parse_document",
+    "too_deep",
     "validate_output",
     "validate_value",
 ]
 
 # finish reasons that mean "the output was cut before the model finished it"
 CUT_REASONS = frozenset({"length", "timeout"})
+
+# objects and arrays inside each other that a document may nest: the standard library's parser
+# and the validator recurse (json.loads fails near 930 levels, a recursive schema's validation far
+# sooner), so a deeper text is refused before either sees it; the schema reader's limit
+# (schema/depth.py), 10x the deepest JSONSchemaBench schema
+MAX_DOCUMENT_DEPTH = 264
+
+
+def too_deep(text: str, limit: int = MAX_DOCUMENT_DEPTH) -> str | None:
+    """Why ``text`` is not parsed (nested past ``limit``, measured without recursion), or None."""
+    from gramwright.schema.depth import json_depth
+
+    depth, _ = json_depth(text, limit)
+    if depth <= limit:
+        return None
+    return f"nested {depth} levels deep (objects and arrays); gramwright validates documents up to {limit}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +124,8 @@ def validate_value(
     """The schema's verdict on a parsed value: every issue, in the validator's order."""
     try:
         found = list(_validator(schema, registry).iter_errors(value))
+    except RecursionError:  # a recursive schema over a deep (but not too deep to parse) value
+        return [ValidationIssue("", "depth", "nested too deeply to validate against this recursive schema")]
     except TypeError:
         # Decimal against a float keyword (multipleOf 0.1 read as a float): read the schema's
         # floats as the decimals they were written as (repr is the shortest round-trip text), so

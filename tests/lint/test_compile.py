@@ -114,3 +114,18 @@ def test_purchase_order_with_the_real_compiler() -> None:
     for d in report.diagnostics:
         if d.rule == "compile/uncompilable-keyword":  # approximations, if any, name their keyword
             assert d.pointer.startswith("/")
+
+
+@pytest.mark.parametrize(
+    ("document", "what"), [([1, 2, 3], "an array"), ("x", "a string"), (3, "the number 3")]
+)
+def test_a_document_that_is_no_schema_is_one_finding_not_a_compiler_crash(document: Any, what: str) -> None:
+    report = lint_schema(document)
+    found = [(d.rule, d.message, d.hint) for d in report.diagnostics]
+    assert found == [
+        (
+            "meta/invalid-schema",
+            f"the document is {what}, not a schema: a schema is a JSON object or a boolean",
+            'wrap the document in an object (a list of allowed values is {"enum": [...]})',
+        )
+    ]

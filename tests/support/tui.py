@@ -9,6 +9,7 @@ from typing import Any
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 CAT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -30,6 +31,11 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting for {condition}")
         await pilot.pause(0.05)
+
+
+def static_text(app: App[Any], selector: str) -> str:
+    """What the ``Static`` at ``selector`` shows, as plain text."""
+    return str(app.query_one(selector, Static).render())
 
 
 def screen_text(app: App[Any]) -> str:

@@ -42,8 +42,13 @@ def test_po_with_syrupy(gbnf_snapshot):
 """
 
 
+def _local_env() -> dict[str, str]:
+    """A developer's shell: CI mode (set where this suite itself runs in CI) refuses updates."""
+    return {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
+
+
 def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_ADDOPTS")}
+    env = _local_env()
     # hypothesis (a dev dependency here, not the user project's) costs ~1 s of import per run
     quiet = ["-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
     return subprocess.run(
@@ -107,3 +112,42 @@ def test_the_plugin_imports_only_pytest() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+FIGHT = """
+def test_ticket(gramwright_snapshot):
+    gramwright_snapshot("schemas/po.json", targets=["lark", "vllm-request"])
+"""
+
+
+def test_a_fixture_with_its_own_targets_and_the_cli_never_fight_over_one_file(project: Path) -> None:
+    """``[tool.gramwright.snapshot] targets = ["lark"]`` for the CLI, other targets in a test: each
+    keeps its own snapshot file, so neither's update makes the other fail."""
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + 'targets = ["lark"]\n', encoding="utf-8")
+    (project / "tests" / "test_grammar.py").write_text(FIGHT, encoding="utf-8")
+    cli = [str(Path(sys.executable).parent / "gramwright"), "snapshot"]
+
+    assert _pytest(project, "--gramwright-update").returncode == 0
+    first = subprocess.run(
+        [*cli, "--update"], cwd=project, env=_local_env(), capture_output=True, text=True, timeout=120
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    check = subprocess.run(cli, cwd=project, env=_local_env(), capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0 and "targets changed" not in check.stdout, check.stdout + check.stderr
+    again = _pytest(project)
+    assert again.returncode == 0 and "1 passed" in again.stdout, again.stdout + again.stderr
+
+    snaps = project / "snaps" / "schemas"
+    assert parse_snapshot((snaps / "po.json.snap").read_text(encoding="utf-8")).targets == ("lark",)
+    variant = parse_snapshot((snaps / "po.json@lark+vllm-request.snap").read_text(encoding="utf-8"))
+    assert variant.targets == ("lark", "vllm-request") and variant.source == "schemas/po.json"
+
+    # the source gone: the CLI's update removes both (the test's file is orphaned as well)
+    (project / "schemas" / "po.json").unlink()
+    (project / "schemas" / "other.json").write_text(json.dumps(SCHEMA), encoding="utf-8")
+    gone = subprocess.run(
+        [*cli, "--update"], cwd=project, env=_local_env(), capture_output=True, text=True, timeout=120
+    )
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    assert sorted(p.name for p in snaps.iterdir()) == ["other.json.snap"]

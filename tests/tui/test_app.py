@@ -25,7 +25,7 @@ from gramwright.tui.sampler import SampleCancelled, SampleOutcome
 from gramwright.tui.screens import ConfirmQuitScreen, ErrorsScreen, HelpScreen, PathPrompt
 from gramwright.tui.widgets.sample import shade
 from gramwright.validate import validate_output
-from tests.support.tui import screen_text, wait_for
+from tests.support.tui import screen_text, static_text, wait_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "purchase_order.json"
 
@@ -53,10 +53,6 @@ def rules_at(app: GramwrightApp, pointer: str) -> list[str]:
     report = app.diagnostics.report
     assert report is not None
     return [d.rule for d in report.diagnostics if d.pointer == pointer]
-
-
-def static_text(app: GramwrightApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
 
 
 async def test_startup_shows_editor_diagnostics_grammar_and_report(schema_path: Path) -> None:

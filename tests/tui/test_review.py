@@ -126,6 +126,14 @@ async def test_review_reject_edit_apply_and_undo_byte_for_byte(project: Path) ->
         assert (project / "b.txt").read_bytes() == B_TXT
         assert (project / "c.md").read_bytes() == b"# Notes\n\nbetter text\nmore text\n"
         assert git(project, "status", "--porcelain").split() == ["M", "a.py", "M", "c.md"]
+        # the written edits show as applied, not as edits whose old text is no longer found
+        await pilot.pause()
+        text = screen_text(app)  # type: ignore[arg-type]
+        entry = screen.last_entry
+        assert f"#1 ✓ applied ({entry})" in text and f"#3 ✓ applied ({entry})" in text, text
+        assert "not-found" not in text.replace("#2 ✗ failed: not-found", "")
+        await pilot.press("w")  # a second apply of the same set is refused in words, not by a check
+        assert files(project) != before and not isinstance(app.screen, ConfirmScreen)
 
         await pilot.press("u")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
@@ -133,6 +141,8 @@ async def test_review_reject_edit_apply_and_undo_byte_for_byte(project: Path) ->
         await wait_for(pilot, lambda: screen.last_entry is None)
         await wait_for(pilot, lambda: files(project) == before)
         assert git(project, "status", "--porcelain") == ""  # .gramwright/ ignores itself
+        await wait_for(pilot, lambda: "#1 ✓ exact L2" in screen_text(app))  # type: ignore[arg-type]
+        assert "applied (" not in screen_text(app)  # type: ignore[arg-type]
 
 
 async def test_file_changed_during_review_is_never_overwritten(project: Path) -> None:
@@ -158,6 +168,17 @@ async def test_file_changed_during_review_is_never_overwritten(project: Path) ->
         await pilot.press("y")
         await wait_for(pilot, lambda: screen.last_entry is not None)
         assert (project / "c.md").read_bytes() == changed.replace(b"some text", b"other text")
+        # the refusal is over: neither the warning nor the old error stays on screen
+        await pilot.pause()
+        text = screen_text(app)  # type: ignore[arg-type]
+        assert "changed on disk" not in text and "c.md (changed)" not in text, text
+        await pilot.press("u")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.last_entry is None)
+        await wait_for(pilot, lambda: (project / "c.md").read_bytes() == changed)
+        text = screen_text(app)  # type: ignore[arg-type]
+        assert "changed on disk" not in text and "c.md (changed)" not in text, text
 
 
 async def test_export_help_palette_and_screens(project: Path) -> None:

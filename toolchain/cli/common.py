@@ -68,7 +68,22 @@ def user_errors() -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: every error becomes one line
         if STATE.debug:
             traceback.print_exc()
-        fail(error_line(exc), context=error_context(exc))
+        fail(error_line(missing_extra(exc)), context=error_context(exc))
+
+
+def missing_extra(exc: BaseException) -> BaseException:
+    """A ``ModuleNotFoundError`` for torch, transformers, … (the light install) as the one error that
+    names the extra to install; any other exception as it is."""
+    from gramwright.extras import MissingExtraError, is_local_module, require_local
+
+    if isinstance(exc, ModuleNotFoundError) and is_local_module(exc.name):
+        try:
+            require_local()
+            # found, yet not importable (a broken install): name the one that failed
+            require_local(missing=[str(exc.name).partition(".")[0]])
+        except MissingExtraError as missing:
+            return missing
+    return exc
 
 
 def read_bytes(path: str) -> bytes:

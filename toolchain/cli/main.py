@@ -33,9 +33,32 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    """``--version``: the version, whether local generation is installed, the embedded model, and which
+    mask core runs (compiled or Python)."""
+    if not value:
+        return
+    from gramwright.engine.native import core_line
+    from gramwright.extras import installation
+
+    typer.echo(installation().describe())
+    typer.echo(core_line())
+    raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    show_version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help=(
+            "Print the version, whether local generation is installed, the embedded model and which mask"
+            " core runs, then exit."
+        ),
+    ),
 ) -> None:
     common.STATE.debug = debug
 
@@ -74,6 +97,13 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
+    except ModuleNotFoundError as exc:
+        # a command outside `common.user_errors` that reached for the model stack in the light install
+        missing = common.missing_extra(exc)
+        if missing is exc or common.STATE.debug:
+            raise
+        print(f"error: {common.error_line(missing)}", file=sys.stderr)
+        raise SystemExit(common.EXIT_USAGE) from None
 
 
 if __name__ == "__main__":

@@ -120,6 +120,20 @@ def _texts(data: bytes, name: str, jsonl: bool) -> list[tuple[str, str, str]]:
     return items
 
 
+def _refuse_deep(items: list[tuple[str, str, str]], name: str) -> None:
+    """A text nested past what the parser takes is refused before any is validated."""
+    from gramwright.validate import MAX_DOCUMENT_DEPTH, too_deep
+
+    for rid, text, _ in items:
+        deep = too_deep(text)
+        if deep is not None:
+            where = name if rid == name else f"{name}: output {rid}"
+            common.fail(
+                f"{where}: {deep}",
+                f"give a flatter document (the limit, {MAX_DOCUMENT_DEPTH}, is 10x the deepest real schema)",
+            )
+
+
 def _print_summary(summary: dict[str, Any], fmt: str) -> None:
     if fmt == "json":
         typer.echo(common.dump_json(summary), nl=False)
@@ -184,6 +198,7 @@ def validate_cmd(
         )
         source, policy, ruleset = _load(schema, rules, overrides)
         items = _texts(common.read_bytes(output), output, jsonl)
+        _refuse_deep(items, output)
         results = []
         for rid, text, reason in items:
             reason = finish_reason or reason

@@ -84,9 +84,15 @@ def make_backend(
 
     if dialect is not None and dialect not in DIALECTS:
         common.fail(f"unknown --dialect {dialect!r}", "use " + " | ".join(DIALECTS))
-    return ServerBackend(
-        url, dialect=dialect, api_key=api_key, model=model, schema_prompt=schema_prompt, timeout_s=timeout_s
-    )
+    with common.user_errors():  # a URL that is not http(s): one line, not a traceback
+        return ServerBackend(
+            url,
+            dialect=dialect,
+            api_key=api_key,
+            model=model,
+            schema_prompt=schema_prompt,
+            timeout_s=timeout_s,
+        )
 
 
 def say_plan(plan: ServingPlan) -> None:

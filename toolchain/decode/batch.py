@@ -59,6 +59,7 @@ from gramwright.decode.rows import (
     timed_fill,
 )
 from gramwright.engine import bitset
+from gramwright.models.fast_paths import fast_paths
 from gramwright.models.threads import current as current_threads
 
 __all__ = ["BatchRequest", "BatchRun", "RowMasker", "generate_batch"]
@@ -82,6 +83,9 @@ class BatchRun:
     # forward passes per torch thread count (``models/threads``: the core otherwise kept free
     # is lent to torch while other processes leave it free)
     threads: Counter[int] = field(default_factory=Counter)
+    # why the model decodes as transformers does (one request at a time, no drafts; empty: the
+    # loop's shortcuts, ``models/fast_paths``)
+    transformers_path: str = ""
 
     @property
     def tokens(self) -> int:
@@ -128,6 +132,7 @@ class BatchRun:
             "mask_share_of_step": round((self.mask_wait_s + self.mask_apply_s) / self.elapsed_s, 4)
             if self.elapsed_s
             else 0.0,
+            "transformers_path": self.transformers_path,
         }
 
 
@@ -144,9 +149,13 @@ def generate_batch(
     """Generate for every request, at most ``batch_size`` at a time (continuous batching), one
     forward pass per step for the whole batch. Each request behaves as ``generate`` with the same
     arguments; budgets below a grammar's shortest output raise ``BudgetTooSmall`` when that
-    request joins."""
+    request joins. A model outside the loop's shortcuts (``models/fast_paths``) takes one request
+    at a time, without drafts, through the cache transformers builds."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
+    paths = fast_paths(model)
+    if not paths.cache:
+        batch_size = 1
     cache_arg = _cache_argument(model)
     keeps_logits = _keeps_logits(model)
     on_cpu = next(model.parameters()).device.type == "cpu"
@@ -154,7 +163,7 @@ def generate_batch(
     pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
     waiting = deque(enumerate(requests))
     results: list[GenerationResult | None] = [None] * len(requests)
-    run = BatchRun([], batch_size=min(batch_size, len(requests)))
+    run = BatchRun([], batch_size=min(batch_size, len(requests)), transformers_path=paths.reason)
     active: list[Row] = []
     kv = _new_rows()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gramwright-masks") if overlap else None
@@ -165,7 +174,9 @@ def generate_batch(
             while waiting and len(active) < batch_size:
                 index, request = waiting.popleft()
                 count = threads.use()
-                row, logits = _join(model, tokenizer, index, request, kv, cache_arg, eos_ids, keeps_logits)
+                row, logits = _join(
+                    model, tokenizer, index, request, kv, cache_arg, eos_ids, keeps_logits, paths.cache
+                )
                 if logits is None:  # forced text completed the output: no forward pass, no row
                     results[index] = row_result(row, tokenizer)
                     continue
@@ -293,17 +304,21 @@ def _join(
     cache_arg: str,
     eos_ids: frozenset[int],
     keeps_logits: bool,
+    shortcuts: bool = True,
 ) -> tuple[Row, torch.Tensor | None]:
     """Prefill the request's prompt (and the text its grammar forces first: appended, or as the
     row's first draft) on its own and add its row to the shared cache; returns the row and its
     logits (1, 1 + draft, V), the draft's positions ending at the last, or None (and no forward
-    pass) when appended forced text completed the output or left no room."""
+    pass) when appended forced text completed the output or left no room. Without ``shortcuts``
+    (``models/fast_paths``) the row drafts nothing and its cache is the one transformers makes."""
     device = next(model.parameters()).device
     input_ids = tokenizer(request.prompt, return_tensors="pt", add_special_tokens=False).input_ids
     max_tokens = _room(model, int(input_ids.shape[-1]), request.max_tokens)
     engine = request.engine
     matcher = engine.matcher(max_tokens) if engine is not None else None
     row = Row(index, request, matcher, max_tokens, input_ids[0].tolist())
+    if not shortcuts:
+        row.drafter = None  # a rejected draft is forgotten by slicing the cache: not this one's
     row.tokenizer = tokenizer
     row.stop_ids = set(engine.vocab.eos_ids if engine else eos_ids) or {tokenizer.eos_token_id}
     if engine is not None and request.fast_forward:
@@ -327,8 +342,9 @@ def _join(
     positions = 1 + len(row.draft)
     t0 = time.perf_counter()
     extra: dict[str, Any] = {"logits_to_keep": positions} if keeps_logits else {}
-    # a cache that appends in place, not by copying itself at every pass (``kv_rows.GrowingLayer``)
-    extra[cache_arg] = growing_cache(model.config)
+    if shortcuts:
+        # a cache that appends in place, not by copying itself at every pass (``kv_rows.GrowingLayer``)
+        extra[cache_arg] = growing_cache(model.config)
     out = model(input_ids=ids, use_cache=True, **extra)
     row.forward_s.append(time.perf_counter() - t0)
     kv.join(getattr(out, cache_arg), int(ids.shape[-1]), device)

@@ -297,6 +297,7 @@ class GrammarLogitsProcessor:
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         from gramwright.decode.masking import blocked_rows
         from gramwright.engine import bitset
+        from gramwright.engine.batch_fill import fill_batch
 
         rows = int(input_ids.shape[0])
         while len(self.matchers) < rows:
@@ -311,6 +312,7 @@ class GrammarLogitsProcessor:
                     matcher.consume(int(token))
                     if matcher.stopped:
                         break
-            words[r] = matcher.bitmask()
+        # every row's mask at once: new states' unions on native threads (engine/batch_fill)
+        fill_batch(self.matchers[:rows], words)
         blocked = blocked_rows(words, int(scores.shape[-1]), scores.device)
         return scores.masked_fill(blocked, MASK_VALUE)

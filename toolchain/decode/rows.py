@@ -25,6 +25,7 @@ from gramwright.decode.generate import GenerationResult, StepTrace, _metrics
 from gramwright.decode.masking import TensorMasks, tensor_masks
 from gramwright.decode.sampling import SamplingParams
 from gramwright.decode.speculate import CopyDrafter
+from gramwright.engine.batch_fill import fill_batch
 from gramwright.engine.matcher import GrammarEngine, Matcher
 
 
@@ -117,8 +118,11 @@ class Row:
 
 def fill_bitmask(rows: Sequence[Row], words: int) -> npt.NDArray[np.int32]:
     """The rows' current masks (the engines' own, the budget is checked on the token drawn) in
-    one ``(rows, words)`` int32 array; all bits for a row without a grammar."""
+    one ``(rows, words)`` int32 array; all bits for a row without a grammar. The rows on a
+    matcher are filled together (``engine.batch_fill``: new states' unions on native threads);
+    each is charged an equal share of that fill's time."""
     out = np.empty((len(rows), words), dtype=np.int32)
+    batched: list[int] = []
     for r, row in enumerate(rows):
         t0 = time.perf_counter()
         masker = row.request.masker
@@ -128,10 +132,21 @@ def fill_bitmask(rows: Sequence[Row], words: int) -> npt.NDArray[np.int32]:
         elif row.matcher is None:
             out[r] = -1
         else:
-            got = row.matcher.bitmask(budget=False)
-            out[r, : got.size] = got
-            out[r, got.size :] = 0
+            batched.append(r)
+            continue
         row.mask_wait_s = time.perf_counter() - t0
+    if batched:
+        t0 = time.perf_counter()
+        matchers = [rows[r].matcher for r in batched]
+        if len(batched) == len(rows):
+            fill_batch(matchers, out, budget=False)
+        else:
+            part = np.empty((len(batched), words), dtype=np.int32)
+            fill_batch(matchers, part, budget=False)
+            out[batched] = part
+        share = (time.perf_counter() - t0) / len(batched)
+        for r in batched:
+            rows[r].mask_wait_s = share
     return out
 
 

@@ -9,8 +9,12 @@ caller asks for them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
+
+from gramwright.engine.native import CORE
 
 Words = npt.NDArray[np.uint32]
 IntArray = npt.NDArray[np.int32]
@@ -43,13 +47,47 @@ def unpack(words: Words | npt.NDArray[np.int32], vocab_size: int) -> IntArray:
 
 def add(words: Words, ids: IntArray, vocab_size: int) -> None:
     """Set the bits of ``ids`` in ``words`` (in place)."""
-    if ids.size <= _FEW:
+    if CORE is not None and ids.size > _FEW:
+        # one pass over the ids in C (numpy's ``bitwise_or.at`` or a pack costs several)
+        CORE.union_into(words, (words,), (_int32(ids),))
+    elif ids.size <= _FEW:
         for i in ids.tolist():
             words[i >> 5] |= 1 << (i & 31)
     elif ids.size <= _SOME:
         np.bitwise_or.at(words, ids >> 5, np.left_shift(_ONE, (ids & 31).astype(np.uint32)))
     else:
         words |= pack(ids, vocab_size)
+
+
+def union(bits: Sequence[Words], ids: Sequence[IntArray], vocab_size: int) -> Words:
+    """A fresh bitset: the union of ``bits`` and the bits of ``ids`` (a configuration's local
+    masks and its checked pending tokens)."""
+    out = np.empty(num_words(vocab_size), dtype=np.uint32)
+    union_into(out, bits, ids, vocab_size)
+    return out
+
+
+def union_into(out: Words, bits: Sequence[Words], ids: Sequence[IntArray], vocab_size: int) -> None:
+    """Write the union of ``bits`` and the bits of ``ids`` over ``out`` (compiled: one pass,
+    the GIL released)."""
+    if CORE is not None:
+        CORE.union_into(out, tuple(bits), tuple(_int32(i) for i in ids))
+        return
+    if bits:
+        out[:] = bits[0]
+        for more in bits[1:]:
+            out |= more
+    else:
+        out[:] = 0
+    if ids:
+        add(out, np.concatenate(ids) if len(ids) > 1 else ids[0], vocab_size)
+
+
+def _int32(ids: IntArray) -> IntArray:
+    """``ids`` as a C-contiguous int32 array (the compiled core reads the buffer as is)."""
+    if ids.dtype == np.int32 and ids.flags.c_contiguous:
+        return ids
+    return np.ascontiguousarray(ids, dtype=np.int32)
 
 
 def nonempty(array: npt.NDArray[np.generic]) -> bool:

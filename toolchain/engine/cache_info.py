@@ -15,6 +15,7 @@ import struct
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gramwright.engine import native
 from gramwright.engine.mask_store import SUFFIX, max_bytes, read_stats
 from gramwright.engine.matcher import ENGINE_VERSION
 from gramwright.engine.store_format import MAGIC
@@ -56,6 +57,7 @@ class CacheInfo:
     stores: list[StoreInfo] = field(default_factory=list)
     legacy_bytes: int = 0  # the old pickled engine cache, if one is still there
     conversions: list[ConversionInfo] = field(default_factory=list)
+    mask_core: str = field(default_factory=lambda: native.core_name())  # native or python
 
     @property
     def bytes(self) -> int:

@@ -141,47 +141,49 @@ class MaskComputer:
         self.misses += 1
         with cold_work():
             out = self._compute(config)
-        out.setflags(write=False)
-        if not bitset.nonempty(out):
-            self.empty.add(config)
-        self.cache[config] = out
-        return out
+        return self.store(config, out)
 
     def allowed(self, config: int) -> IntArray:
         """Sorted token ids allowed in ``config`` (EOS and special tokens excluded)."""
         return bitset.unpack(self.allowed_bits(config), self.vocab.size)
 
     def _compute(self, config: int) -> Words:
-        """The union of the config's local masks (word-wise ORs) and its checked pending tokens.
-        Each stack top is its own local key, even where dozens hang under one object frame (the
-        next-member keys after a member of a wide object): walked as one state they would be a
-        new key at every member, while one key per member's key is reused until it is passed."""
-        words: Words | None = None
-        owned = False  # whether ``words`` is a fresh array (else a local mask's own bits)
+        """The union of the config's local masks (word-wise ORs) and its checked pending tokens
+        (``parts``): one of its local masks itself where that is all it holds."""
+        bits, checked = self.parts(config)
+        if len(bits) == 1 and not checked:
+            return bits[0]
+        return bitset.union(bits, checked, self.vocab.size)
+
+    def parts(self, config: int) -> tuple[list[Words], list[IntArray]]:
+        """What the mask of ``config`` is the union of: its frames' local masks (each once: one
+        mask is shared by many keys) and their checked pending tokens. Each stack top is its own
+        local key, even where dozens hang under one object frame (the next-member keys after a
+        member of a wide object): walked as one state they would be a new key at every member,
+        while one key per member's key is reused until it is passed."""
+        bits: list[Words] = []
         checked: list[IntArray] = []
         frame_parts = self._frame_parts
-        ored: set[int] = set()  # local masks already in (one mask is shared by many keys)
+        ored: set[int] = set()  # local masks already in
         for frame in self.cg.config_frames[config]:
             got = frame_parts.get(frame)
             if got is None:
                 got = frame_parts[frame] = self._frame_part(frame)
-            for bits, found in got:
-                if bits is not None and id(bits) not in ored:
-                    ored.add(id(bits))
-                    if words is None:
-                        words = bits
-                    else:
-                        if not owned:
-                            words, owned = words.copy(), True
-                        words |= bits
+            for words, found in got:
+                if words is not None and id(words) not in ored:
+                    ored.add(id(words))
+                    bits.append(words)
                 if found is not None:
                     checked.append(found)
-        if words is None:
-            words, owned = np.zeros(bitset.num_words(self.vocab.size), dtype=np.uint32), True
-        if checked:
-            if not owned:
-                words = words.copy()
-            bitset.add(words, np.concatenate(checked) if len(checked) > 1 else checked[0], self.vocab.size)
+        return bits, checked
+
+    def store(self, config: int, words: Words) -> Words:
+        """Keep ``words``, the mask of ``config`` computed outside ``allowed_bits`` (a batch's
+        rows, filled together from ``parts``), as ``allowed_bits`` keeps its own."""
+        words.setflags(write=False)
+        if not bitset.nonempty(words):
+            self.empty.add(config)
+        self.cache[config] = words
         return words
 
     def _frame_part(self, frame: int) -> tuple[tuple[Words | None, IntArray | None], ...]:

@@ -154,6 +154,15 @@ class _Estimator:
         target = self.ctx.ref_target.get(node.index)
         return (target.schema, target.pointer) if target is not None else None
 
+    def _unfollowed(self, schema: dict[str, Any]) -> str:
+        """Why the estimate stops at this ``$ref``: a reference into another document (which the
+        compiler may well resolve: the estimate reads this document only) is not an error."""
+        node = self.ctx.index.by_identity.get(id(schema))
+        site = self.ctx.ref_by_node.get(node.index) if node is not None else None
+        if site is not None and site.kind == "external":
+            return f"$ref {schema['$ref']!r} into another document, not estimated"
+        return "unresolved $ref"
+
     def _schema(self, schema: dict[str, Any], pointer: str) -> _Steps:
         if "const" in schema:
             return self.text(json.dumps(schema["const"], ensure_ascii=False, separators=(",", ":")))
@@ -165,7 +174,7 @@ class _Estimator:
         if isinstance(schema.get("$ref"), str):
             target = self._ref_target(schema)
             if target is None:
-                raise Unbounded(pointer, "unresolved $ref")
+                raise Unbounded(pointer, self._unfollowed(schema))
             return (yield target)
         branches = [
             (join_pointer(pointer, k, i), b)

@@ -115,7 +115,9 @@ class LintContext:
 
     @cached_property
     def compiled(self) -> CompileOutcome | None:
-        if not self.options.compile:
+        if not self.options.compile or not isinstance(self.schema, dict | bool):
+            # a document that is no schema at all (an array, a number): meta/invalid-schema says
+            # so in one finding; the compiler has nothing to add
             return None
         from gramwright.lint.compile_report import run_compiler
 

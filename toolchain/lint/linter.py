@@ -212,12 +212,17 @@ def _diagnostics(
 
 
 def _order(pointer: str, by_pointer: dict[str, Node]) -> int:
+    """The index of the nearest indexed node at or above ``pointer``. A finding in a file the
+    schema ``$ref``s points at ``file:///…/t.json#/…``: cut segment by segment it ends at
+    ``file:``, which no cut shortens, and sorts after the root document's own findings."""
     while True:
         node = by_pointer.get(pointer)
         if node is not None:
             return node.index
         if not pointer:
             return 0
+        if "/" not in pointer:
+            return len(by_pointer)
         pointer = pointer.rsplit("/", 1)[0]
 
 

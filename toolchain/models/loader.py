@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import ModelError
+from gramwright.extras import require_local
 from gramwright.fsutil import CACHE_ENV as CACHE_ENV  # re-exported: the one cache root is fsutil's
 from gramwright.fsutil import atomic_write_text
 from gramwright.fsutil import cache_root as cache_root
@@ -269,6 +270,7 @@ def _gguf_tokenizer(gguf: Path, progress: Progress | None) -> tuple[Any, bool]:
 
 def load_tokenizer(model: str | None = None, progress: Progress | None = None) -> Any:
     """The tokenizer alone (no weights): the fast path for compiling masks and counting tokens."""
+    require_local()
     _say(progress, "locating model")
     source = _resolve(model)
     if source.kind == "gguf":
@@ -396,6 +398,7 @@ def load_model(
     ``dtype``: auto (default), float32, bfloat16, float16 (``resolve_dtype``)."""
     from gramwright.models.threads import apply_threads
 
+    require_local()
     started = time.perf_counter()
     _say(progress, "locating model")
     chosen = resolve_dtype(dtype)
@@ -426,7 +429,9 @@ def load_model(
     else:
         weights = weights.to(device)
     weights.eval()
-    if device == "cpu":
+    from gramwright.models.fast_paths import fast_paths
+
+    if device == "cpu" and fast_paths(weights).attention:
         from gramwright.models.attention import use_gqa_sdpa
 
         use_gqa_sdpa(weights)  # a draft's verification pass attends without copying the cache

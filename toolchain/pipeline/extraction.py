@@ -18,7 +18,7 @@ from typing import Any
 
 from gramwright.errors import PipelineError
 from gramwright.pipeline.repair import RepairChange, is_cut, lex, repair
-from gramwright.validate import parse_document
+from gramwright.validate import parse_document, too_deep
 
 __all__ = ["Reading", "read_json_text"]
 
@@ -59,6 +59,9 @@ class Reading:
 
 
 def read_json_text(text: str) -> Reading:
+    deep = too_deep(text)
+    if deep is not None:  # neither the parser nor json-repair gets it: both recurse
+        return Reading(error=f"the text is {deep}")
     stripped = text.strip().removeprefix("\ufeff")
     try:
         return Reading(parse_document(stripped), parsed=True, as_is=True, text=stripped)

@@ -11,8 +11,9 @@ from urllib.parse import unquote, urlsplit
 from gramwright.grammar.ir import Grammar
 from gramwright.schema.compiler.core import Compiler, real_pointer
 from gramwright.schema.compiler.options import CompileOptions
+from gramwright.schema.compiler.shapes import json_name
 from gramwright.schema.depth import BEYOND_RECURSION, MAX_SCHEMA_DEPTH, check_schema_depth, schema_depth
-from gramwright.schema.errors import SchemaTooDeep
+from gramwright.schema.errors import SchemaTooDeep, UnsupportedSchema
 from gramwright.schema.grounding import GroundSpec
 from gramwright.schema.report import CompileReport
 from gramwright.schema.resolve import SchemaRegistry
@@ -63,6 +64,13 @@ def compile_schema(
     """
     options = options or CompileOptions()
     source = source or _source_name(base_uri)
+    if not isinstance(schema, dict | bool):
+        # a JSON array, string, number or null: no schema at all (the registry would crash on it)
+        raise UnsupportedSchema(
+            "",
+            f"invalid schema: a schema is a JSON object or a boolean, not {json_name(schema)} ({source})",
+            hint='wrap the constraints in an object, e.g. {"type": "array"} instead of [...]',
+        )
     # the compiler recurses once per subschema: measure first (iteratively), refuse past the limit
     check_schema_depth(schema, source)
     t0 = time.perf_counter()

@@ -9,7 +9,9 @@ Per case (instance): ``pass`` (valid and accepted, or invalid and rejected), ``f
 report lists an approximated/discarded keyword on the instance's failure path: python-jsonschema's
 error for it — or one of its ``context`` errors — sits at or below a reported keyword, or contains
 one), ``false_positive_silent`` (invalid, accepted, nothing reported on its path — always a bug),
-``refused`` (the compiler refused the schema with a reason), ``error`` (crash, timeout, or an
+``refused`` (the compiler refused the schema with a reason; a schema it proves unsatisfiable is
+no refusal: every instance is rejected, so an invalid one passes and a valid one is a false
+negative), ``error`` (crash, timeout, or an
 invalid instance whose member-order search ran out of budget: undecided, so not counted as a pass).
 
 Instances are serialised canonically (:mod:`gramwright.schema.canonical`); an instance with no
@@ -40,7 +42,7 @@ from gramwright.pointer import join_pointer
 from gramwright.schema.api import compile_schema
 from gramwright.schema.compiler.core import validator_classes
 from gramwright.schema.compiler.options import CompileOptions
-from gramwright.schema.errors import SchemaCompileError
+from gramwright.schema.errors import SchemaCompileError, UnsatisfiableSchema
 from gramwright.schema.report import CompileReport
 from gramwright.schema.resolve import TEST_SUITE_REMOTE, Loc, SchemaRegistry
 
@@ -90,7 +92,7 @@ class CaseResult:
 @dataclass
 class GroupResult:
     id: str
-    status: str  # "compiled" | "refused" | "error"
+    status: str  # "compiled" | "unsatisfiable" | "refused" | "error"
     compile_ms: float = 0.0  # compile_schema (what the compile benchmark reports)
     ready_ms: float = 0.0  # plus the recognizer's compile_grammar
     reason: str = ""
@@ -121,6 +123,8 @@ class ConformanceResult:
             "refused_by_keyword": dict(refused_by_keyword.most_common()),
             "schemas_compiled": compiled,
             "schemas_refused": sum(1 for g in self.groups if g.status == "refused"),
+            # proven to accept nothing: their instances are judged (rejected), not refused
+            "schemas_unsatisfiable": sum(1 for g in self.groups if g.status == "unsatisfiable"),
             "schemas_error": sum(1 for g in self.groups if g.status == "error"),
             "compile_ms": {
                 "p50": _pct(times, 50),
@@ -239,6 +243,17 @@ def run_group(group: SchemaGroup, *, timeout_s: float = 10.0, case_budget: int =
             registry = SchemaRegistry(group.schema, default_draft=group.draft, remotes=group.remotes)
             compiled = compile_schema(group.schema, options=options, registry=registry)
             cg = compile_grammar(compiled.grammar)
+    except UnsatisfiableSchema as exc:
+        # A proof that no value satisfies the schema is a verdict on every instance: each is
+        # rejected (`check` says so too). A valid one would prove the proof wrong.
+        res.status, res.reason, res.keyword = "unsatisfiable", exc.reason, exc.keyword
+        res.cases = [
+            CaseResult(t.id, "false_negative", f"valid instance, but {exc.one_line()}")
+            if t.valid
+            else CaseResult(t.id, "pass", f"rejected: {exc.one_line()}")
+            for t in group.tests
+        ]
+        return res
     except SchemaCompileError as exc:
         res.status, res.reason, res.keyword = "refused", exc.reason, exc.keyword
         res.cases = [CaseResult(t.id, "refused", exc.one_line()) for t in group.tests]

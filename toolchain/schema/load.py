@@ -73,7 +73,11 @@ def parse_schema_text(text: str, source: str = "<schema>", *, any_value: bool = 
         # only when the caller's own stack is already deep: the text passed the depth check
         raise SchemaTooDeep(source, json_depth(text)[0], MAX_JSON_DEPTH, nesting=JSON_NESTING) from None
     if not any_value and not isinstance(value, dict | bool):
-        raise SchemaLoadError(source, f"a schema is an object or a boolean, not {_json_name(value)}")
+        raise SchemaLoadError(
+            source,
+            f"a schema is an object or a boolean, not {_json_name(value)}",
+            hint='wrap the constraints in an object (a list of allowed values is {"enum": [...]})',
+        )
     return value
 
 

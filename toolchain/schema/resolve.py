@@ -95,6 +95,8 @@ class SchemaRegistry:
             draft_of_dialect(root.get("$schema"), default_draft) if isinstance(root, dict) else default_draft
         )
         self.default_draft = default_draft
+        # the root names its draft ($schema) rather than having one assumed for it
+        self.declared = isinstance(root, dict) and draft_of_dialect(root.get("$schema"), 0) != 0
         self.remotes = dict(remotes or {})
         self._docs: dict[str, Any] = {}
         self._index: dict[int, tuple[str, int]] = {}  # id(dict) → (pointer, draft)

@@ -5,6 +5,12 @@ Settings come from the command line, else from ``[tool.gramwright.snapshot]`` in
 ``.gbnf`` file under ``schemas/`` and ``grammars/``, snapshots in ``grammar-snapshots/``, no
 exports beyond the canonical GBNF. Paths are relative to the project root: the folder of that
 ``pyproject.toml``, or the working folder when there is none.
+
+One configuration for the CLI and the pytest fixture: the fixture reads the same section. A test
+that asks for other targets gets *variant* snapshots, separate files named after its targets
+(``po.json@lark+vllm-request.snap``); the CLI checks and writes only the project's own files and
+leaves a variant alone while its source exists (it is orphaned, and removed by ``--update``, once
+the source is gone).
 """
 
 from __future__ import annotations
@@ -12,18 +18,30 @@ from __future__ import annotations
 import glob
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gramwright.errors import SourceError
 from gramwright.grammar.export import TARGETS
 
-__all__ = ["DEFAULT_DIR", "DEFAULT_PATHS", "SOURCE_SUFFIXES", "SnapshotConfig", "discover", "load_config"]
+__all__ = [
+    "DEFAULT_DIR",
+    "DEFAULT_PATHS",
+    "SOURCE_SUFFIXES",
+    "VARIANT_MARK",
+    "SnapshotConfig",
+    "discover",
+    "load_config",
+]
 
 DEFAULT_PATHS = ("schemas", "grammars")
 DEFAULT_DIR = "grammar-snapshots"
 SOURCE_SUFFIXES = (".json", ".gbnf")
 SNAPSHOT_SUFFIX = ".snap"
+
+
+# Between a source's name and ``.snap``: the targets of a snapshot a test asked for (``@lark+vllm-request``)
+VARIANT_MARK = "@"
 
 
 @dataclass(frozen=True)
@@ -33,11 +51,23 @@ class SnapshotConfig:
     dir: Path
     targets: tuple[str, ...]
     pyproject: Path | None = None
+    # set when a test's targets differ from the project's: its snapshots go to their own files
+    variant: str = ""
 
     def snapshot_path(self, source: Path) -> Path:
         """``<dir>/<source relative to the root>.snap`` (a source outside the root: its absolute
-        path below ``dir``, never a file beside the source)."""
-        return self.dir / (self.relative(source).lstrip("/") + SNAPSHOT_SUFFIX)
+        path below ``dir``, never a file beside the source); ``<…>@<variant>.snap`` for a variant."""
+        mark = f"{VARIANT_MARK}{self.variant}" if self.variant else ""
+        return self.dir / (self.relative(source).lstrip("/") + mark + SNAPSHOT_SUFFIX)
+
+    def with_targets(self, targets: Sequence[str]) -> SnapshotConfig:
+        """The settings for a test that asks for ``targets``: the project's own when they are the
+        same, else a variant whose snapshots are separate files (``po.json@lark+vllm-request.snap``),
+        so a test and ``gramwright snapshot`` never rewrite one file with different targets."""
+        chosen = check_targets(targets, "gramwright_snapshot(targets=...)")
+        if chosen == self.targets:
+            return self
+        return replace(self, targets=chosen, variant="+".join(chosen) or "none")
 
     def relative(self, path: Path) -> str:
         """A POSIX path relative to the root, or the absolute one for a path outside it."""

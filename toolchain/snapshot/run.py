@@ -21,7 +21,7 @@ from typing import Any, Literal
 from gramwright.errors import GramwrightError
 from gramwright.grammar.export import export_grammar
 from gramwright.grammar.gbnf import emit_gbnf
-from gramwright.snapshot.config import SNAPSHOT_SUFFIX, SnapshotConfig, discover
+from gramwright.snapshot.config import SNAPSHOT_SUFFIX, VARIANT_MARK, SnapshotConfig, discover
 from gramwright.snapshot.document import language_facts, parse_snapshot, render_snapshot
 from gramwright.snapshot.meaning import LanguageChange, language_changes, summary
 from gramwright.sources import CompiledSource, load_source
@@ -238,10 +238,14 @@ def _orphans(
             recorded = parse_snapshot(snap.read_text(encoding="utf-8")).source
         except (OSError, UnicodeDecodeError):
             recorded = ""
-        rel = recorded or snap.relative_to(config.dir).as_posix().removesuffix(SNAPSHOT_SUFFIX)
+        name = snap.relative_to(config.dir).as_posix().removesuffix(SNAPSHOT_SUFFIX)
+        rel = recorded or name
         source = config.root / rel
-        # A snapshot of a file outside this run's paths is someone else's unless its source is gone.
+        # A snapshot of a file outside this run's paths is someone else's unless its source is gone;
+        # so is a test's variant (its own targets, `<source>@<targets>.snap`, config.py).
         if source.exists() and not any(source.resolve().is_relative_to(folder) for folder in searched):
+            continue
+        if source.exists() and recorded and name.startswith(recorded.lstrip("/") + VARIANT_MARK):
             continue
         why = "its source no longer exists" if not source.exists() else "its source is no longer selected"
         orphan = SourceSnapshot(rel, config.relative(snap), "orphaned", note=why, version=tool_version())

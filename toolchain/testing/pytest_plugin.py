@@ -5,9 +5,11 @@
 
 The fixture compiles the source and compares it with its snapshot in the project's snapshot folder
 (``[tool.gramwright.snapshot]`` ``dir`` in ``pyproject.toml``, else ``grammar-snapshots/``) — the
-same files ``gramwright snapshot`` writes and checks. A difference fails the test with the reason
-(source / compiler changed), what it means for the model, and the diff; ``pytest
---gramwright-update`` writes new and changed snapshots (never where ``CI`` is set).
+same files ``gramwright snapshot`` writes and checks, with the same ``targets``. A test that asks
+for other targets (``targets=["lark"]``) keeps its snapshot in a file of its own,
+``<source>@lark.snap``, which the CLI leaves alone: the two never fight over one file. A difference
+fails the test with the reason (source / compiler changed), what it means for the model, and the
+diff; ``pytest --gramwright-update`` writes new and changed snapshots (never where ``CI`` is set).
 
 Every pytest run in a project with gramwright installed loads this module, so it imports only
 pytest here; the compiler is imported when a test first asks for the fixture.
@@ -71,7 +73,9 @@ def gramwright_snapshot(request: pytest.FixtureRequest) -> SnapshotCheck:
     def check(path: str | os.PathLike[str], *, targets: Sequence[str] | None = None) -> SourceSnapshot:
         from gramwright.snapshot import check_source, in_ci, load_config
 
-        config = load_config(start, targets=targets)
+        config = load_config(start)
+        if targets is not None:
+            config = config.with_targets(targets)  # other targets: separate (variant) snapshot files
         source = config.root / Path(path)  # an absolute path stays itself
         if not source.is_file():
             pytest.fail(f"gramwright_snapshot: {source}: no such file", pytrace=False)

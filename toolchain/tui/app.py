@@ -147,6 +147,13 @@ class GramwrightApp(App[None]):
                 bar.add(rec)
         return rec
 
+    def clear_error(self, source: str) -> None:
+        """``source``'s work has since succeeded: its error leaves every error line (f2 keeps it)."""
+        self.error_bar.clear_source(source)
+        for screen in self.screen_stack[1:]:
+            for bar in screen.query("#screen-errors").results(ErrorBar):
+                bar.clear_source(source)
+
     # -- screens --------------------------------------------------------------------------------------
 
     def workspace(self, name: str) -> Screen[Any]:

@@ -109,6 +109,10 @@ class ReviewScreen(Screen[None]):
         self.source = ""
         self.stale: tuple[StaleFile, ...] = ()
         self.last_entry: str | None = None  # the journal entry of this screen's last apply
+        # that entry while the review still shows the files as they were before it: the accepted
+        # edits are then shown applied (matched against the written files, they would not be
+        # found: their old text is gone); a re-check or an undo ends it
+        self.applied_entry: str | None = None
         self.editing: int | None = None  # the edit whose new text is in the editor
         # set when the patch was generated: regenerate(index, path) on the edit screen
         self.on_regenerate: Callable[[int, str], bool] | None = None
@@ -187,7 +191,7 @@ class ReviewScreen(Screen[None]):
 
     def _set_loaded(self, review: Review, source: str) -> None:
         self.review, self.source, self.stale = review, source, ()
-        self.last_entry = None
+        self.last_entry = self.applied_entry = None
         self.regenerating = None
         self._build_tree()
         self.sub_title = f"review · {source}"
@@ -205,7 +209,9 @@ class ReviewScreen(Screen[None]):
             node = tree.root.add(file_label(review, path, False), data=path, expand=True)
             self._file_nodes[path] = node
             for check in checks:
-                self._edit_nodes[check.index] = node.add_leaf(edit_label(review, check), data=check.index)
+                self._edit_nodes[check.index] = node.add_leaf(
+                    edit_label(review, check, self.applied_entry), data=check.index
+                )
         first = next(iter(self._edit_nodes.values()), None)
         if first is not None:
             tree.move_cursor(first)
@@ -231,7 +237,7 @@ class ReviewScreen(Screen[None]):
             return
         stale = {s.path for s in self.stale}
         for index, node in self._edit_nodes.items():
-            node.set_label(edit_label(review, review.check(index)))
+            node.set_label(edit_label(review, review.check(index), self.applied_entry))
         for path, node in self._file_nodes.items():
             node.set_label(file_label(review, path, path in stale))
         line = summary(review)
@@ -298,6 +304,13 @@ class ReviewScreen(Screen[None]):
         if review is None:
             return
         report = review.check_accepted()
+        if self.applied_entry is not None:
+            self.notify(
+                f"already applied as {self.applied_entry}: u undoes it, "
+                "r re-checks against the files as written",
+                severity="warning",
+            )
+            return
         if not review.accepted:
             self.notify("no edit accepted: nothing to apply", severity="warning")
             return
@@ -346,6 +359,7 @@ class ReviewScreen(Screen[None]):
 
     def action_recheck(self) -> None:
         if self.review is not None:
+            self.applied_entry = None
             self.recheck_worker(self.review, "re-checked against the files on disk")
 
     @work(thread=True, exclusive=True, group="review", name="recheck", exit_on_error=False)
@@ -463,12 +477,18 @@ class ReviewScreen(Screen[None]):
             self.notify(result.why + (" — re-checked against them" if result.stale else ""))
         elif isinstance(result, _Applied):
             applied = result.result
-            self.last_entry = applied.entry_id
+            self.last_entry = self.applied_entry = applied.entry_id
+            # a refusal before this apply (a file changed on disk) is over: it was re-checked and
+            # has now been written
+            self.stale = ()
+            self.gw.clear_error("apply")
+            self._refresh()
             self.notify(f"applied: wrote {', '.join(applied.written) or 'nothing'}")
-            if self.review is not None:
-                self.recheck_worker(self.review, f"applied {applied.entry_id}")
         elif isinstance(result, _Undone):
-            self.last_entry = None
+            self.last_entry = self.applied_entry = None
+            self.stale = ()
+            self.gw.clear_error("apply")
+            self.gw.clear_error("undo")
             self.notify(f"undone {result.result.entry.id}: restored {', '.join(result.result.restored)}")
             if self.review is not None:
                 self.recheck_worker(self.review, "undone")

@@ -17,7 +17,9 @@ def mb(n: int) -> str:
 
 def info_lines(got: CacheInfo) -> list[str]:
     """The cache root and its size, each mask store, an old pickled cache, the model conversions."""
-    lines = [f"cache: {got.root} ({mb(got.bytes)} of {mb(got.limit_bytes)})"]
+    from gramwright.engine.native import core_line
+
+    lines = [f"cache: {got.root} ({mb(got.bytes)} of {mb(got.limit_bytes)})", core_line()]
     if not got.stores:
         lines.append("no mask stores (run `gramwright warm`, or any `gramwright generate`)")
     for s in got.stores:

@@ -20,7 +20,8 @@ def render_human(summary: dict[str, Any]) -> str:
         lines.append(f"  {key:<{width}}  {summary[key]:>6}")
     lines.append(
         f"compiled {summary['schemas_compiled']}/{summary['schemas']} schemas"
-        f" (refused {summary['schemas_refused']}, errors {summary['schemas_error']});"
+        f" (unsatisfiable {summary.get('schemas_unsatisfiable', 0)}, refused {summary['schemas_refused']},"
+        f" errors {summary['schemas_error']});"
         f" compile ms p50 {summary['compile_ms']['p50']} p90 {summary['compile_ms']['p90']}"
         f" p99 {summary['compile_ms']['p99']} max {summary['compile_ms']['max']}"
     )

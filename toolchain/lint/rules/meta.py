@@ -19,6 +19,7 @@ from gramwright.lint.regex import regex_error
 from gramwright.lint.registry import document_rule, node_rule
 from gramwright.lint.walker import SINGLE, Node
 from gramwright.pointer import join_pointer
+from gramwright.schema.compiler.shapes import json_name
 
 MAX_METASCHEMA_ERRORS = 20
 
@@ -216,7 +217,11 @@ def _known_keywords(draft: str) -> frozenset[str]:
 )
 def invalid_schema(ctx: LintContext) -> Iterator[Finding]:
     if not isinstance(ctx.schema, dict | bool):
-        yield Finding("", "a schema must be a JSON object or a boolean", "wrap the document in an object")
+        yield Finding(
+            "",
+            f"the document is {json_name(ctx.schema)}, not a schema: a schema is a JSON object or a boolean",
+            'wrap the document in an object (a list of allowed values is {"enum": [...]})',
+        )
         return
     assumed = "" if ctx.dialect.declared else f" (no known $schema: checked as {ctx.dialect.draft})"
     shown = 0

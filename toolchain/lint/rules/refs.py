@@ -54,18 +54,34 @@ def unresolvable(node: Node, ctx: LintContext) -> Iterator[Finding]:
     on=("$ref",),
     what="A `$ref` to another document (remote URL or file).",
     why="Anthropic, llguidance and llama.cpp's C++ converter never fetch it, and builds stop being offline "
-    "and reproducible; the linter does not fetch it either.",
+    "and reproducible; gramwright reads a relative or `file://` reference from disk and fetches no URL.",
     anchors="ANT doc, LLG doc, LCPP README",
     default="warn",
 )
 def external(node: Node, ctx: LintContext) -> Iterator[Finding]:
     site = ctx.ref_by_node.get(node.index)
-    if site is not None and site.kind == "external":
-        yield Finding(
-            site.pointer,
-            f"`$ref: {site.ref}` points outside this document (not fetched)",
-            "bundle the referenced schema into `$defs` and reference it locally",
+    if site is None or site.kind != "external":
+        return
+    if site.uri.startswith("file:"):
+        # compile and check read a relative or file:// reference from disk (schema/resolve.py);
+        # the engines and providers this warns for do not
+        message = (
+            f"`$ref: {site.ref}` points to another file{_file_path(site.ref, ctx.base_uri)}: gramwright "
+            "reads it from disk, other engines and providers do not"
         )
+    else:
+        message = f"`$ref: {site.ref}` points to another document (not fetched: only local files are read)"
+    yield Finding(site.pointer, message, "bundle the referenced schema into `$defs` and reference it locally")
+
+
+def _file_path(ref: str, base_uri: str | None) -> str:
+    """`` (/abs/path)`` of the file a reference reads, resolved against the schema file's URI
+    (the index walks under a placeholder base); empty when the schema came from no file."""
+    from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+
+    if not base_uri:
+        return ""
+    return f" ({unquote(urlsplit(urldefrag(urljoin(base_uri, ref))[0]).path)})"
 
 
 @node_rule(

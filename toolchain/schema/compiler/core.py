@@ -33,6 +33,7 @@ from gramwright.schema.compiler.cycles import check_no_progress_cycles
 from gramwright.schema.compiler.jsontext import ContentEncoder, shared_rules, whitespace_rule
 from gramwright.schema.compiler.options import CompileOptions
 from gramwright.schema.compiler.parts import DISJUNCTIVE, Part
+from gramwright.schema.compiler.shapes import check_shapes, json_name
 from gramwright.schema.errors import (
     CompileCancelled,
     SchemaCompileError,
@@ -87,6 +88,7 @@ class Compiler:
         self._asserting: dict[Any, bool] = {}
         self._base_validators: dict[int, Any] = {}
         self._synthetic: dict[Any, Loc] = {}
+        self._shaped: set[int] = set()  # subschemas whose keyword values were checked (shapes)
         self.distributions = 0
         # memo tables of the disjunction helpers (keyed by part / schema identity, like _asserting)
         self.part_facts: dict[Any, Any] = {}
@@ -207,9 +209,18 @@ class Compiler:
         while queue:
             p = queue.popleft()
             s = p.schema
+            if isinstance(s, dict) and id(s) not in self._shaped:
+                check_shapes(s, p.loc.pointer, p.loc.draft, self.asserts, declared=self.registry.declared)
+                self._shaped.add(id(s))
             if p.negated:
                 if s is False:
                     continue
+                if not isinstance(s, dict | bool):
+                    raise UnsupportedSchema(
+                        p.loc.pointer,
+                        f"invalid schema: a schema must be an object or a boolean, not {json_name(s)}",
+                        hint="give a JSON object (or true/false) here",
+                    )
                 if s is True or (isinstance(s, dict) and not any(self.asserts(k, p.loc.draft) for k in s)):
                     raise UnsatisfiableSchema(
                         p.report_as or p.loc.pointer, "'not' of a schema that accepts everything"
@@ -221,7 +232,11 @@ class Compiler:
             if s is False:
                 raise UnsatisfiableSchema(p.loc.pointer, "the false schema accepts nothing", keyword="false")
             if not isinstance(s, dict):
-                raise UnsupportedSchema(p.loc.pointer, "a schema must be an object or a boolean")
+                raise UnsupportedSchema(
+                    p.loc.pointer,
+                    f"invalid schema: a schema must be an object or a boolean, not {json_name(s)}",
+                    hint="give a JSON object (or true/false) here",
+                )
             k = (id(s), False)
             prev = out.get(k)
             if prev is not None:

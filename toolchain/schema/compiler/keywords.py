@@ -149,6 +149,15 @@ def prefixItems(c: Compiler, col: Collector, value: Any, part: Part) -> None:
 def items(c: Compiler, col: Collector, value: Any, part: Part) -> None:
     ap = _array_part(c, col, part)
     if isinstance(value, list):  # up to 2019-09: the tuple form
+        if part.loc.draft >= 2020:
+            # only when the draft was assumed (no $schema; a declared 2020-12 one is refused by
+            # shapes): the schema means the older tuple form, but say that it was read so
+            c.note(
+                part.pointer("items"),
+                "approximated",
+                "an array of schemas is the tuple form of drafts before 2020-12 (no $schema: "
+                "2020-12 assumed): read as prefixItems; write prefixItems, or declare the draft",
+            )
         ap.prefix = [c.registry.child(part.loc, "items", i) for i in range(len(value))]
         if "additionalItems" in part.schema:
             ap.rest = c.registry.child(part.loc, "additionalItems")

@@ -158,10 +158,13 @@ class _Objects:
         return c.helper_rule(alt(*alts), f"{self.hint}/other")
 
     def pattern_key(self, pattern: str, ptr: str, declared: list[str]) -> tuple[Expr, bool]:
-        from gramwright.schema.compiler.strings import _content_of_pattern
+        from gramwright.schema.compiler.strings import _content_of_pattern, _translate
 
         content = _content_of_pattern(self.c, pattern, ptr)
-        regex_exact = content is not None and self.c.report.is_exact(ptr)
+        # the regex's own translation decides, not the report entry at ``ptr``: an object body
+        # built twice (dependentRequired's branches) finds the first build's "widened" note there,
+        # and every declared name was then said to match the pattern
+        regex_exact = content is not None and _translate(pattern, self.c.options.max_repeat)[1]
         # A widened regex may admit any declared name (and keys additionalProperties governs).
         overlap = [n for n in declared if not regex_exact or _search(pattern, n) is not False]
         for n in overlap:

@@ -24,14 +24,18 @@ def status_words(check: EditCheck) -> str:
     return "exact"
 
 
-def edit_label(review: Review, check: EditCheck) -> Text:
-    """``☑ #1 ✓ exact L2–3`` — the tree leaf for one edit."""
+def edit_label(review: Review, check: EditCheck, applied: str | None = None) -> Text:
+    """``☑ #1 ✓ exact L2–3`` — the tree leaf for one edit; ``☑ #1 ✓ applied L2–3`` for an
+    accepted edit once ``applied`` (the journal entry) wrote it."""
     icon, style = STATUS_STYLE.get(check.status, ("?", ""))
     accepted = check.index in review.accepted
+    words = status_words(check)
+    if applied is not None and accepted:
+        icon, style, words = "✓", "green", f"applied ({applied})"
     text = Text()
     text.append("☑ " if accepted else "☐ ", style="bold" if accepted else "dim")
     text.append(f"#{check.index} ")
-    text.append(f"{icon} {status_words(check)}", style=style)
+    text.append(f"{icon} {words}", style=style)
     lines = check.lines
     if lines is not None:
         text.append(f" L{lines[0]}" + (f"–{lines[1]}" if lines[1] > lines[0] else ""), style="dim")
