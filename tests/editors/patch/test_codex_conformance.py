@@ -5,7 +5,8 @@ fixtures, the unit tests of ``lib.rs``/``parser.rs``/``seek_sequence.rs`` and th
 each expectation confirmed by the real Codex binary. Every case runs through the real CLI
 (``gramwright apply``, in-process) on a real temporary tree and must either agree with Codex —
 same final tree, exit 0 exactly when Codex succeeded — or differ in a way docs/patches.md
-states (the phrase is checked to be there). Skipped when the data is absent.
+states: the sentence is checked to be there, and the case to differ in exactly that way.
+Skipped when the data is absent.
 """
 
 from __future__ import annotations
@@ -24,13 +25,26 @@ from gramwright.cli.main import app
 DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "peer-patches" / "codex.jsonl"
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "patches.md"
 
-# case id → (how gramwright differs, a phrase of docs/patches.md that states it)
+# case id → (how gramwright differs, the sentence of docs/patches.md that states it). Each kind
+# is checked for what it claims, not skipped: "atomic" refuses as Codex does and writes nothing
+# (Codex keeps the sections before the failing one); "syntax" is refused by the syntax check
+# alone, and with --allow-broken-syntax ends with Codex's tree.
 DOCUMENTED: dict[str, tuple[str, str]] = {
-    # Codex writes the sections before the failing one and stops; gramwright writes nothing
     "scenario_015_failure_after_partial_success_leaves_changes": (
         "atomic",
-        "Codex writes the sections before a failing one",
+        "**Codex writes the sections before a failing one** and stops there",
     ),
+    # path/add.py gets the lines "abc" and "def": not Python
+    "parser_add_delete_update_move": ("syntax", "**Codex writes a file that no longer parses.**"),
+}
+
+# Codex keeps a kept line's ending and gives a replaced line the ending of the line it replaces;
+# that rule for CRLF and mixed files is being changed on its own (issue-50b). Strict: once it is
+# in, these pass and must leave this list.
+PENDING_LINE_ENDINGS = {
+    "tool_repeated_context_line_ending",
+    "tool_mixed_line_endings",
+    "tool_crlf_new_trailing_newline",
 }
 
 
@@ -87,7 +101,7 @@ def _expected(case: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return files, sorted(case["expect"].get("dirs", []))
 
 
-def run_case(case: dict[str, Any], root: Path, *, fuzzy: bool = False) -> tuple[bool, str]:
+def run_case(case: dict[str, Any], root: Path, *extra: str) -> tuple[bool, str]:
     """(agrees, what happened) for one case run in the empty directory ``root``."""
     _write_tree(root, case["before"])
     start = _tree(root)
@@ -96,7 +110,7 @@ def run_case(case: dict[str, Any], root: Path, *, fuzzy: bool = False) -> tuple[
     for step in case["steps"]:
         patch = step["patch"].replace("{ROOT}", str(root))
         args = ["apply", "-", "--root", str(root), "--edit-format", "apply-patch"]
-        result = CliRunner().invoke(app, [*args, "--fuzzy"] if fuzzy else args, input=patch)
+        result = CliRunner().invoke(app, [*args, *extra], input=patch)
         codes.append(result.exit_code)
         errors.append(result.stderr.strip())
         if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -125,47 +139,67 @@ def run_case(case: dict[str, Any], root: Path, *, fuzzy: bool = False) -> tuple[
 CASES = _cases()
 
 
+def _param(case: dict[str, Any]) -> Any:
+    if case["id"] not in PENDING_LINE_ENDINGS:
+        return pytest.param(case, id=case["id"])
+    pending = pytest.mark.xfail(strict=True, reason="CRLF/mixed line-ending rule: issue-50b")
+    return pytest.param(case, id=case["id"], marks=pending)
+
+
+def documented_difference(case: dict[str, Any], root: Path) -> tuple[bool, str]:
+    """(holds, what happened) for a case DOCUMENTED lists: the docs state it, and gramwright
+    differs in exactly the stated way."""
+    kind, sentence = DOCUMENTED[case["id"]]
+    if sentence not in DOCS.read_text(encoding="utf-8"):
+        return False, f"docs/patches.md does not state the {kind!r} difference: {sentence!r}"
+    if kind == "atomic":  # refused like Codex, and nothing written (Codex keeps a partial write)
+        return run_case(case, root)
+    assert kind == "syntax"
+    first = CliRunner().invoke(
+        app, ["apply", "-", "--root", str(root), "--check", "--format", "json"], input=_patch(case, root)
+    )
+    reasons = [p["reason"] for p in json.loads(first.stdout)["problems"]] if first.stdout else []
+    if first.exit_code != 1 or reasons != ["syntax"]:
+        return False, f"not refused by the syntax check alone: exit {first.exit_code}, {reasons}"
+    return run_case(case, root, "--allow-broken-syntax")
+
+
+def _patch(case: dict[str, Any], root: Path) -> str:
+    _write_tree(root, case["before"])
+    return str(case["steps"][0]["patch"]).replace("{ROOT}", str(root))
+
+
 @pytest.mark.skipif(not CASES, reason=f"{DATA} is absent")
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
 def test_codex_case(case: dict[str, Any], tmp_path: Path) -> None:
-    agrees, what = run_case(case, tmp_path)
-    if case["expect"].get("lenient") and not agrees:
-        # Codex accepted whitespace or Unicode differences; gramwright does only with --fuzzy
-        assert "tolerant" in what, what
-        assert "Tolerant matching" in DOCS.read_text(encoding="utf-8")
-        fuzzy_root = tmp_path / "fuzzy"
-        fuzzy_root.mkdir()
-        agrees, what = run_case(case, fuzzy_root, fuzzy=True)
-        assert agrees, f"with --fuzzy: {what}"
-        return
     if case["id"] in DOCUMENTED:
-        kind, phrase = DOCUMENTED[case["id"]]
-        assert phrase in DOCS.read_text(encoding="utf-8"), f"docs/patches.md does not state {kind!r}"
-        if kind == "atomic":  # gramwright refused like Codex and wrote nothing
-            assert agrees, what
+        holds, what = documented_difference(case, tmp_path)
+        assert holds, what
         return
+    agrees, what = run_case(case, tmp_path)
     assert agrees, what
 
 
 @pytest.mark.skipif(not CASES, reason=f"{DATA} is absent")
 def test_codex_suite_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every case agrees or is a stated difference; the counts are printed (``pytest -s``)."""
-    agree, lenient, documented, faults = 0, 0, 0, []
+    agree, documented, pending, faults = 0, 0, 0, []
     for number, case in enumerate(CASES):
         root = tmp_path / str(number)
         root.mkdir()
-        ok, what = run_case(case, root)
         if case["id"] in DOCUMENTED:
-            documented += 1
-        elif ok:
-            agree += 1
-        elif case["expect"].get("lenient"):
-            lenient += 1
+            ok, what = documented_difference(case, root)
+            documented += ok
         else:
+            ok, what = run_case(case, root)
+            agree += ok
+        if not ok and case["id"] in PENDING_LINE_ENDINGS:
+            pending += 1
+        elif not ok:
             faults.append(f"{case['id']}: {what}")
     with capsys.disabled():
         print(
-            f"\ncodex conformance: {len(CASES)} cases, {agree} agree, {lenient} lenient"
-            f" (agree with --fuzzy), {documented} documented differences, {len(faults)} faults"
+            f"\ncodex conformance: {len(CASES)} cases, {agree} agree, {documented} documented"
+            f" differences, {pending} pending (line endings, issue-50b), {len(faults)} faults"
         )
     assert not faults, "\n".join(faults)
