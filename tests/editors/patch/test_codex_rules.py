@@ -220,3 +220,16 @@ def test_a_mode_only_section_must_name_a_file_that_exists(tmp_path: Path) -> Non
     assert not (tmp_path / "missing.sh").exists()
     code, out, _ = gramwright(tmp_path, patch.format("here.sh"))
     assert code == 1 and "changes nothing" in out and os.access(tmp_path / "here.sh", os.F_OK)
+
+
+def test_fuzzy_tries_the_reindenting_levels_before_codex_trim(tmp_path: Path) -> None:
+    # uniformly indented 4 more in the file: Codex's trim writes "X" as the patch has it; with
+    # --fuzzy the indent level matches first and shifts the new line too
+    text = "def f():\n    if a:\n        b()\n"
+    patch = envelope("*** Update File: f.py", "@@", " if a:", "-    b()", "+    c()")
+    make(tmp_path / "plain", {"f.py": text})
+    make(tmp_path / "fuzzy", {"f.py": text})
+    assert gramwright(tmp_path / "plain", patch)[0] == 1  # trim: "    c()" under "if a:" breaks Python
+    code, out, _ = gramwright(tmp_path / "fuzzy", patch, "--fuzzy")
+    assert code == 0 and "tolerant (indent)" in out
+    assert (tmp_path / "fuzzy" / "f.py").read_text() == "def f():\n    if a:\n        c()\n"
