@@ -38,14 +38,14 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
     out: list[tuple[Write, journal.FileRecord, bytes | None]] = []
     if change.action == "rename":
         assert change.new_key is not None and change.after is not None and before is not None
-        moved = Write(change.new_key, root / change.new_key, None, change.after, mode)
-        out.append(
-            (
-                moved,
-                journal.FileRecord(change.new_key, "rename-to", None, None, None, sha256(change.after)),
-                None,
-            )
+        # a file the rename replaces (Codex's Move to) is journaled, so undo brings it back
+        gone_sha = change.replaced.sha256 if change.replaced else None
+        gone_mode = change.replaced.mode if change.replaced else None
+        moved = Write(change.new_key, root / change.new_key, gone_sha, change.after, mode)
+        record = journal.FileRecord(
+            change.new_key, "rename-to", gone_sha, gone_mode, None, sha256(change.after)
         )
+        out.append((moved, record, change.replaced.data if change.replaced else None))
         gone = Write(change.key, root / change.key, old_sha, None)
         out.append(
             (gone, journal.FileRecord(change.key, "rename-from", old_sha, mode, None, None), before.data)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gramwright.editors.patch.locate import Location, locate
-from gramwright.editors.patch.model import Edit, FileCreate, FileDelete, FileRename, Patch
-from gramwright.editors.patch.paths import ResolvedPath, resolve_path
+from gramwright.editors.patch.model import Edit, EditFormat, FileCreate, FileDelete, FileRename, Patch
+from gramwright.editors.patch.paths import ResolvedPath, inside_root, resolve_path
 from gramwright.editors.patch.report import CheckReport, EditCheck, FileChange, Problem
 from gramwright.editors.patch.snapshot import FileSnapshot, read_snapshot
 from gramwright.editors.patch.splice import splice
@@ -24,6 +24,16 @@ from gramwright.editors.patch.syntax import new_syntax_error
 from gramwright.errors import PatchError
 
 __all__ = ["check_patch"]
+
+# what each level of a Codex seek ignored, for the note that names it
+_SEEK = {
+    "trailing-whitespace": "trailing whitespace ignored",
+    "crlf": "line terminators and trailing whitespace ignored",
+    "indent": "a uniform indentation shift, applied to the new lines too",
+    "unicode": "a uniform indentation shift and Unicode punctuation read as ASCII",
+    "trim": "each line's leading and trailing whitespace ignored",
+    "trim-unicode": "each line trimmed and Unicode punctuation read as ASCII",
+}
 
 
 @dataclass
@@ -43,8 +53,10 @@ class _Checker:
         fuzzy: bool,
         snapshots: Mapping[str, FileSnapshot] | None = None,
         allow_broken_syntax: bool = False,
+        given_root: Path | None = None,
     ) -> None:
         self.patch, self.root, self.fuzzy = patch, root, fuzzy
+        self.given_root = given_root or root
         self.snapshots = snapshots or {}
         self.allow_broken_syntax = allow_broken_syntax
         self.notes: list[str] = list(patch.notes)
@@ -54,8 +66,13 @@ class _Checker:
         self.changes: list[FileChange] = []
         self.problems: list[Problem] = []
 
+    def resolve(self, path: str, line: int) -> ResolvedPath:
+        if self.patch.format is EditFormat.APPLY_PATCH:  # Codex takes absolute paths
+            path = inside_root(path, self.given_root, self.root) or path
+        return resolve_path(self.root, path, line)
+
     def target(self, path: str, line: int) -> _Target:
-        where = resolve_path(self.root, path, line)
+        where = self.resolve(path, line)
         return self.targets.setdefault(where.key, _Target(where))
 
     def collect(self) -> None:
@@ -68,8 +85,10 @@ class _Checker:
             self.target(delete.path, delete.patch_line).deletes.append(delete)
         for rename in self.patch.renames:
             self.target(rename.path, rename.patch_line).renames.append(rename)
-            dest = resolve_path(self.root, rename.new_path, rename.patch_line)
+            dest = self.resolve(rename.new_path, rename.patch_line)
             self.rename_to[dest.key] = (dest, rename)
+        for path, line in self.patch.named:
+            self.resolve(path, line)
 
     def problem(self, where: ResolvedPath, line: int, message: str, hint: str = "") -> None:
         self.problems.append(Problem(where.path, line, message, hint))
@@ -83,6 +102,12 @@ class _Checker:
         self.collect()
         for target in self.targets.values():
             self.check_target(target)
+        for path, line in self.patch.named:  # a mode change: nothing to do, but on a real file
+            where = self.resolve(path, line)
+            if not where.real.is_file():
+                self.problem(
+                    where, line, "no such file (the section changes its mode only)", "check the path"
+                )
         self.checks.sort(key=lambda check: check.index)
         if not self.problems and all(check.status != "failed" for check in self.checks):
             self.check_changes_something()
@@ -198,7 +223,8 @@ class _Checker:
 
     def check_create(self, target: _Target, create: FileCreate, snapshot: FileSnapshot | None) -> None:
         where = target.where
-        if snapshot is not None and (snapshot.data or not create.if_empty):
+        overwrite = snapshot is not None and (bool(snapshot.data) or not create.if_empty)
+        if overwrite and not create.overwrite:
             self.problem(
                 where,
                 create.patch_line,
@@ -218,7 +244,14 @@ class _Checker:
                 break
         if self.breaks_syntax(where, create.patch_line, None, create.content):
             return
-        if snapshot is not None:  # an existing empty file takes the new content in its encoding
+        if overwrite and snapshot is not None:  # Codex's Add File: the file is what the patch says
+            self.notes.append(
+                f"{where.path}: '*** Add File:' names an existing file: overwrote it, as Codex does"
+                " (the old content is in the backup; `gramwright undo` restores it)"
+            )
+            after = create.content.encode("utf-8")
+            change = FileChange(where.path, where.key, "modify", snapshot, after, overwrote=True)
+        elif snapshot is not None:  # an existing empty file takes the new content in its encoding
             change = FileChange(where.path, where.key, "modify", snapshot, snapshot.encode(create.content))
         else:
             change = FileChange(where.path, where.key, "create", None, create.content.encode("utf-8"))
@@ -261,8 +294,18 @@ class _Checker:
         cursor = 0
         for index, edit in target.edits:
             location = locate(edit, snapshot.lines, fuzzy=self.fuzzy, cursor=cursor)
-            if location.match is not None and edit.in_order:
+            # a chunk of added lines placed at the end for want of context does not move the next
+            # chunk's start (Codex's order: it is placed, the seek goes on where it was)
+            if location.match is not None and edit.in_order and (edit.old or edit.anchor):
                 cursor = location.match.end
+            if location.match is not None and location.match.level and edit.codex_seek:
+                level = location.match.tolerance or ""
+                what = _SEEK.get(level, "")
+                self.notes.append(
+                    f"patch line {edit.patch_line}: not in {where.path} exactly; matched at line"
+                    f" {location.match.start + 1} by Codex's tolerant seek ({level}: {what});"
+                    " the lines the chunk keeps keep the file's own characters"
+                )
             located.append((index, location))
         located = _mark_overlaps(located)
         self.checks.extend(EditCheck(index, where.path, loc) for index, loc in located)
@@ -272,24 +315,45 @@ class _Checker:
         first = min((edit.patch_line for _, edit in target.edits), default=0)
         if target.renames:
             rename = target.renames[0]
-            dest = resolve_path(self.root, rename.new_path, rename.patch_line)
+            dest = self.resolve(rename.new_path, rename.patch_line)
             # judged in the language of the new name, against the content it had before
             if self.breaks_syntax(dest, first or rename.patch_line, snapshot.text, text):
                 return
-            if dest.key != where.key and dest.real.exists():
-                self.problem(
-                    where,
-                    rename.patch_line,
-                    f"cannot rename to {dest.path}: it exists",
-                    "delete it first or pick another name",
-                )
-                return
+            replaced = None
+            if dest.key != where.key and (dest.real.exists() or dest.real.is_symlink()):
+                replaced = self.replaced(where, dest, rename)
+                if replaced is None:
+                    return
             after = snapshot.encode(text)
             self.changes.append(
-                FileChange(where.path, where.key, "rename", snapshot, after, dest.path, dest.key)
+                FileChange(
+                    where.path, where.key, "rename", snapshot, after, dest.path, dest.key, replaced=replaced
+                )
             )
         elif not self.breaks_syntax(where, first, snapshot.text, text):
             self.changes.append(FileChange(where.path, where.key, "modify", snapshot, snapshot.encode(text)))
+
+    def replaced(self, where: ResolvedPath, dest: ResolvedPath, rename: FileRename) -> FileSnapshot | None:
+        """The file a rename would overwrite (Codex's Move to onto an existing file), read so the
+        backup keeps it; None (and a problem) when the rename may not overwrite it."""
+        if not rename.overwrite:
+            self.problem(
+                where,
+                rename.patch_line,
+                f"cannot rename to {dest.path}: it exists",
+                "delete it first or pick another name",
+            )
+            return None
+        try:
+            replaced = read_snapshot(dest.path, dest.real)
+        except PatchError as exc:
+            self.problem(where, rename.patch_line, f"cannot overwrite {dest.path}: {exc.message}", exc.hint)
+            return None
+        self.notes.append(
+            f"{dest.path}: '*** Move to:' names an existing file: overwrote it, as Codex does"
+            " (the old content is in the backup; `gramwright undo` restores it)"
+        )
+        return replaced
 
 
 def _mark_overlaps(located: list[tuple[int, Location]]) -> list[tuple[int, Location]]:
@@ -333,4 +397,5 @@ def check_patch(
     Raises :class:`PatchError` for a path that escapes ``root`` (before any file is read); every
     other finding is in the report (``report.ok`` says whether the patch applies).
     """
-    return _Checker(patch, Path(root).resolve(), fuzzy, snapshots, allow_broken_syntax).run()
+    given = Path(root).absolute()
+    return _Checker(patch, given.resolve(), fuzzy, snapshots, allow_broken_syntax, given).run()

@@ -6,14 +6,16 @@ several are an error listing every candidate (never a silent first match), unles
 itself chooses — a unified diff's header line (nearest candidate first, in git apply's order:
 the line, one after, one before, …) or apply-patch anchor lines (the first match after them).
 Tolerant levels (:mod:`.match`) are tried only when there is no exact match; they are accepted
-only with ``fuzzy`` and must be unique too. A failure carries the nearest lines of the file (:mod:`.nearest`).
+only with ``fuzzy`` and must be unique too — except Codex's own seek levels for apply-patch text
+(``codex_seek``), which Codex's ``apply_patch`` accepts by default. A failure carries the nearest
+lines of the file (:mod:`.nearest`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gramwright.editors.patch.match import LEVELS, Match, find_matches
+from gramwright.editors.patch.match import CODEX_LEVELS, FUZZY_LEVELS, LEVELS, Match, find_matches
 from gramwright.editors.patch.model import Edit, line_content, line_ending
 from gramwright.editors.patch.nearest import Nearest, nearest_lines
 
@@ -167,7 +169,11 @@ def locate(edit: Edit, lines: tuple[str, ...], *, fuzzy: bool = False, cursor: i
         )
     if not edit.old:
         return _insertion(edit, lines, floor)
-    for level in range(len(LEVELS)):
+    if edit.codex_seek:  # Codex's own order, accepted as Codex accepts it; --fuzzy adds ours first
+        levels = (*FUZZY_LEVELS, *CODEX_LEVELS[3:]) if fuzzy else CODEX_LEVELS
+    else:
+        levels = FUZZY_LEVELS
+    for level in levels:
         found = [
             m
             for m in find_matches(lines, edit.old, level, exact_eol=edit.exact_eol)
@@ -187,7 +193,7 @@ def locate(edit: Edit, lines: tuple[str, ...], *, fuzzy: bool = False, cursor: i
     else:
         return _not_found(edit, lines, floor)
     starts = tuple(m.start + 1 for m in found)
-    if level and not fuzzy:
+    if level and not fuzzy and not edit.codex_seek:
         return Location(
             edit,
             None,

@@ -4,7 +4,10 @@ Levels are cumulative (each also allows everything before it) and each has a nam
 user: ``exact``; ``trailing-whitespace`` (spaces/tabs at line ends); ``crlf`` (line terminators
 ignored: LF text against a CRLF file and back); ``indent`` (every non-blank line shifted by one
 uniform prefix, which the new text then gets too); ``unicode`` (curly quotes, dashes and odd spaces
-read as their ASCII look-alikes, as Codex's last pass does). Pure functions on line tuples.
+read as their ASCII look-alikes, as Codex's last pass does). Two more levels are Codex's own seek,
+tried for apply-patch text (:data:`CODEX_LEVELS`): ``trim`` (each line's leading and trailing
+whitespace ignored, any indentation) and ``trim-unicode`` (that, and the look-alikes). Pure
+functions on line tuples.
 
 Apart from the levels, an exact match may differ from the file in line terminators alone (LF in
 the patch, CRLF in the file, or back): models write LF whatever the file has, and git applies
@@ -18,10 +21,16 @@ from dataclasses import dataclass
 
 from gramwright.editors.patch.model import line_content, line_ending
 
-__all__ = ["LEVELS", "Match", "find_matches", "reindent"]
+__all__ = ["CODEX_LEVELS", "FUZZY_LEVELS", "LEVELS", "Match", "find_matches", "reindent"]
 
-LEVELS = ("exact", "trailing-whitespace", "crlf", "indent", "unicode")
-_WS, _CRLF, _INDENT, _UNICODE = 1, 2, 3, 4
+LEVELS = ("exact", "trailing-whitespace", "crlf", "indent", "unicode", "trim", "trim-unicode")
+_WS, _CRLF, _INDENT, _UNICODE, _TRIM, _TRIM_UNICODE = 1, 2, 3, 4, 5, 6
+# Codex's seek order (codex-rs/apply-patch seek_sequence): exact, trailing whitespace ignored
+# (with the line terminator: Codex splits on LF), both ends trimmed, then Unicode punctuation
+# read as ASCII too. gramwright's --fuzzy levels are cumulative and re-indent the new lines;
+# Codex's trim is per line (any indentation) and writes the new lines as the patch has them.
+CODEX_LEVELS = (0, _WS, _CRLF, _TRIM, _TRIM_UNICODE)
+FUZZY_LEVELS = (0, _WS, _CRLF, _INDENT, _UNICODE)
 
 _LOOKALIKES = str.maketrans(
     {
@@ -62,8 +71,10 @@ def _norm(line: str, level: int) -> str:
         content = content.rstrip(" \t")
     if level >= _CRLF:
         content = content.rstrip(" \t\r")
-    if level >= _UNICODE:
+    if level in (_UNICODE, _TRIM_UNICODE):
         content = content.translate(_LOOKALIKES)
+    if level >= _TRIM:
+        content = content.strip()
     return content
 
 
@@ -108,7 +119,7 @@ def _matches_at(
     lines: tuple[str, ...], old: tuple[str, ...], start: int, level: int, exact_eol: bool, eol: bool
 ) -> Match | None:
     segment = lines[start : start + len(old)]
-    if level >= _INDENT:
+    if _INDENT <= level <= _UNICODE:
         found = _shift(segment, old, level)
         if found is None:
             return None
@@ -129,13 +140,14 @@ def find_matches(
     if not old or len(old) > len(lines):
         return []
     # a cheap first-line filter before comparing whole runs
+    shifted = _INDENT <= level <= _UNICODE
     first = _norm(old[0], level)
-    if level >= _INDENT:
+    if shifted:
         first = first.strip()
     found: list[Match] = []
     for start in range(len(lines) - len(old) + 1):
         head = _norm(lines[start], level)
-        if (head.strip() if level >= _INDENT else head) != first:
+        if (head.strip() if shifted else head) != first:
             continue
         match = _matches_at(lines, old, start, level, exact_eol, eol)
         if match is not None:

@@ -80,6 +80,9 @@ class Edit:
       chunks are in file order).
     - ``may_create``: the edit has no old lines and creates its file when the file is missing
       (git apply's rule for a diff that says neither "new" nor "deleted").
+    - ``codex_seek``: when the old lines are not in the file exactly, Codex's own tolerant seek
+      applies without ``fuzzy`` (trailing whitespace, then both ends, then Unicode punctuation;
+      the level is reported): apply-patch text is what Codex's ``apply_patch`` accepts.
     """
 
     path: str
@@ -93,17 +96,20 @@ class Edit:
     anchor: tuple[str, ...] = ()
     in_order: bool = False
     may_create: bool = False
+    codex_seek: bool = False
 
 
 @dataclass(frozen=True)
 class FileCreate:
     """Create ``path`` with ``content``; refused when the file exists (unless it is empty and
-    ``if_empty``: git apply refuses any existing file, aider writes into an empty one)."""
+    ``if_empty``: git apply refuses any existing file, aider writes into an empty one), or, with
+    ``overwrite`` (Codex's ``*** Add File:``), replaced whole, reported and kept in the backup."""
 
     path: str
     content: str
     patch_line: int
     if_empty: bool = True
+    overwrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,11 +123,14 @@ class FileDelete:
 
 @dataclass(frozen=True)
 class FileRename:
-    """Move ``path`` to ``new_path``; the patch's edits of ``path`` apply before the move."""
+    """Move ``path`` to ``new_path``; the patch's edits of ``path`` apply before the move. An
+    existing ``new_path`` is refused, or with ``overwrite`` (Codex's ``*** Move to:``) replaced,
+    reported and kept in the backup."""
 
     path: str
     new_path: str
     patch_line: int
+    overwrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,8 @@ class Patch:
     text: str = ""
     detected: str = ""
     notes: tuple[str, ...] = field(default=())
+    # (path, patch line) of sections with nothing to apply (a git mode change): the file must exist
+    named: tuple[tuple[str, int], ...] = ()
 
     def paths(self) -> tuple[str, ...]:
         """Every path the patch names, in first-mention order (rename targets included)."""

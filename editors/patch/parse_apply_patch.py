@@ -26,6 +26,8 @@ match after the chunk before it (chunks are in file order) and after its anchor 
 
 from __future__ import annotations
 
+import re
+
 from gramwright.editors.patch.model import (
     Edit,
     EditFormat,
@@ -46,6 +48,8 @@ _ADD, _DELETE, _UPDATE, _MOVE = "*** Add File:", "*** Delete File:", "*** Update
 _EOF = "*** End of File"
 _SECTIONS = f"'{_ADD} PATH', '{_DELETE} PATH', '{_UPDATE} PATH' or '{_END}'"
 _MARKERS = (_ADD, _DELETE, _UPDATE, _MOVE)
+# a quoted shell heredoc opener (<<'EOF', <<"EOF"): group 3 must close it as group 1 opened it
+_HEREDOC = re.compile(r"<<-?\s*(['\"])(\w+)(['\"]?)")
 
 
 def _error(message: str, line: int, hint: str) -> PatchError:
@@ -81,6 +85,7 @@ class _Parser:
             self.index += 1  # prose, a fence, a heredoc line: before the envelope
         if self.index == len(self.lines):
             raise _error(f"no '{BEGIN}' line", 1, f"an apply_patch envelope starts with '{BEGIN}'")
+        self.check_heredoc()
         self.index += 1
         while self.index < len(self.lines):
             line, number = self.marker(), self.index + 1
@@ -106,20 +111,35 @@ class _Parser:
             f"send the whole patch, ending with '{_END}'",
         )
 
+    def check_heredoc(self) -> None:
+        """A quoted heredoc opener just before the envelope must close its quote as it opened it:
+        with the quotes mismatched (``<<"EOF'``) a shell would not end the text at ``EOF``, and
+        Codex refuses the patch."""
+        before = [i for i in range(self.index) if line_content(self.lines[i]).strip()]
+        if not before:
+            return
+        line = line_content(self.lines[before[-1]]).strip()
+        opener = _HEREDOC.search(line)
+        if opener is not None and opener.group(1) != opener.group(3):
+            raise _error(
+                f"a heredoc opener whose quotes do not match: {line[:60]!r}",
+                before[-1] + 1,
+                "write <<'EOF' (or <<EOF, <<\"EOF\") before the envelope, or drop the wrapper",
+            )
+
     def add(self, path: str, number: int) -> None:
         self.index += 1
         content: list[str] = []
         while self.index < len(self.lines) and self.lines[self.index].startswith("+"):
             content.append(_terminated(self.lines[self.index][1:]))
             self.index += 1
-        self.creates.append(FileCreate(path=path, content="".join(content), patch_line=number))
+        # Codex's Add File replaces an existing file (reported, kept in the backup)
+        self.creates.append(FileCreate(path, "".join(content), number, overwrite=True))
 
     def update(self, path: str, number: int) -> None:
         self.index += 1
         if self.marker().startswith(_MOVE):
-            self.renames.append(
-                FileRename(path=path, new_path=self.path_after(_MOVE), patch_line=self.index + 1)
-            )
+            self.renames.append(FileRename(path, self.path_after(_MOVE), self.index + 1, overwrite=True))
             self.index += 1
         chunks = 0
         anchors: list[str] = []
@@ -134,8 +154,22 @@ class _Parser:
             if bare:
                 old, new, bare = old[:-bare], new[:-bare], 0
             if old or new:
+                if not old and not anchors and not at_end:
+                    # nothing says where: Codex appends such a chunk at the end of the file
+                    at_end = True
+                    self.notes.append(
+                        f"patch line {start}: a chunk of only added lines, without context or an @@"
+                        f" line; appended at the end of {path}, as Codex does"
+                    )
                 edit = Edit(
-                    path, tuple(old), tuple(new), start, at_end=at_end, anchor=tuple(anchors), in_order=True
+                    path,
+                    tuple(old),
+                    tuple(new),
+                    start,
+                    at_end=at_end,
+                    anchor=tuple(anchors),
+                    in_order=True,
+                    codex_seek=True,
                 )
                 self.edits.append(edit)
                 chunks += 1

@@ -88,6 +88,7 @@ def parse_udiff(text: str) -> Patch:
     deletes: list[FileDelete] = []
     renames: list[FileRename] = []
     notes = list(recounted.notes)
+    named: list[tuple[str, int]] = []
     for pf in patchset:
         header = pf.diff_line_no or 1
         if pf.is_binary_file:
@@ -133,6 +134,7 @@ def parse_udiff(text: str) -> Patch:
         maybe_create = not section.git and len(hunks) == 1 and not hunks[0][1]
         if not pf and rename_from is None:
             notes.append(f"patch line {header}: {path} has no hunks (a mode change?): nothing to do")
+            named.append((path, header))  # still a file that must exist, as git apply checks
         for hunk, old, new, trailing in hunks:
             first = (hunk[0].diff_line_no or header + 1) - 1 if len(hunk) else header
             numbered = first not in recounted.numberless
@@ -165,4 +167,5 @@ def parse_udiff(text: str) -> Patch:
         renames=tuple(renames),
         text=text,
         notes=tuple(notes),
+        named=tuple(named),
     )

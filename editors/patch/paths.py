@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from gramwright.errors import PatchError
 
-__all__ = ["JOURNAL_DIR", "ResolvedPath", "find_root", "resolve_path"]
+__all__ = ["JOURNAL_DIR", "ResolvedPath", "find_root", "inside_root", "resolve_path"]
 
 JOURNAL_DIR = ".gramwright"
 # the repository's own metadata and our backups are never patch targets
@@ -72,3 +72,18 @@ def resolve_path(root: Path, path: str, patch_line: int) -> ResolvedPath:
     if key.split("/")[0] in _RESERVED:
         raise _refuse(path, "resolves into a directory patches may not touch", patch_line)
     return ResolvedPath(path=clean, key=key, real=real)
+
+
+def inside_root(path: str, *roots: Path) -> str | None:
+    """An absolute ``path`` lying inside one of ``roots`` (the root as given and as resolved),
+    relative to it; None for any other path. Codex's ``apply_patch`` takes absolute paths: one
+    inside the root names a file there (then checked as any relative path), one outside stays
+    refused. Judged on the text alone (no ``..``), so a symlink is still caught by the check."""
+    if not path.startswith("/") or ".." in PurePosixPath(path).parts:
+        return None
+    clean = str(PurePosixPath(path))
+    for root in roots:
+        base = str(root).rstrip("/")
+        if clean.startswith(base + "/"):
+            return clean[len(base) + 1 :]
+    return None

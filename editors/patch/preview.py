@@ -49,9 +49,12 @@ def _hunks(old: tuple[str, ...], new: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _mode_of(mode: int) -> str:
+    return "100755" if mode & 0o111 else "100644"
+
+
 def _mode(change: FileChange) -> str:
-    before = change.before
-    return "100755" if before is not None and before.mode & 0o111 else "100644"
+    return _mode_of(change.before.mode) if change.before is not None else "100644"
 
 
 def preview_diff(report: CheckReport) -> str:
@@ -67,6 +70,12 @@ def preview_diff(report: CheckReport) -> str:
             and (change.before is not None) == (change.after is not None)
         ):
             continue
+        if change.replaced is not None:  # the file a rename overwrites goes first, as a deletion
+            gone = change.replaced
+            out.append(f"diff --git a/{b} b/{b}\ndeleted file mode {_mode_of(gone.mode)}\n")
+            hunks = _hunks(gone.lines, ())
+            if hunks:
+                out.extend([f"--- a/{b}\n", "+++ /dev/null\n", *hunks])
         out.append(f"diff --git a/{a} b/{b}\n")
         if change.action == "create":
             out.append(f"new file mode {_mode(change)}\n")

@@ -98,6 +98,10 @@ class FileChange:
     after: bytes | None
     new_path: str | None = None
     new_key: str | None = None
+    # Codex's Add File over an existing file (``modify``: the file is replaced whole), or the
+    # file at ``new_path`` a rename replaces (``replaced``, kept in the backup)
+    overwrote: bool = False
+    replaced: FileSnapshot | None = None
 
     def as_dict(self) -> dict[str, Any]:
         before = self.before
@@ -105,6 +109,7 @@ class FileChange:
             "path": self.path,
             "action": self.action,
             "new_path": self.new_path,
+            "overwrote": self.overwrote or self.replaced is not None,
             "before_sha256": before.sha256 if before else None,
             "after_sha256": sha256(self.after) if self.after is not None else None,
             "encoding": before.encoding if before else "utf-8",

@@ -51,7 +51,10 @@ def render_report(report: CheckReport) -> str:
         elif change.action == "delete":
             out.append(f"DELETE   {change.path}")
         elif change.action == "rename":
-            out.append(f"RENAME   {change.path} → {change.new_path}")
+            replaces = f" (overwrites {change.new_path})" if change.replaced is not None else ""
+            out.append(f"RENAME   {change.path} → {change.new_path}{replaces}")
+        elif change.overwrote:
+            out.append(f"OVERWRITE {change.path}")
     for problem in report.problems:
         out.append(f"problem: {problem.one_line()}")
     for note in report.notes:
