@@ -1,0 +1,110 @@
+"""Patches that meet the file system as git's t41xx tests do: a path through a symlink inside the
+root, mixed line endings, a file and a directory trading places. Each goes through the real CLI
+on real files; where git defines the outcome the same patch goes through real ``git apply`` in a
+git repository holding a copy of the tree, and both must end alike (or both refuse)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gramwright.cli.main import app
+from tests.editors.patch.test_peer_faults import gramwright, make, tree
+
+
+def git_repo_apply(root: Path, patch: str, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    """Real ``git apply`` inside a fresh repository at ``root`` (core.autocrlf off)."""
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root.parent)}
+    if not (root / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    return subprocess.run(
+        ["git", "-c", "core.autocrlf=false", "apply", *extra, "-"],
+        cwd=root,
+        input=patch.encode("utf-8"),
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+
+
+def undo(root: Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["undo", "--root", str(root)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+# --- 6. a path through a symlink inside the root ---------------------------------------------------
+
+
+def _arch(root: Path) -> Path:
+    """t4122's tree: arch/x86_64/dir is a link to ../i386/dir."""
+    make(root, {"arch/i386/dir/other": "old\n"})
+    (root / "arch/x86_64").mkdir()
+    (root / "arch/x86_64/dir").symlink_to("../i386/dir")
+    return root
+
+
+_THROUGH_LINK = {
+    "git-diff-create": (
+        "diff --git a/arch/x86_64/dir/file b/arch/x86_64/dir/file\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/arch/x86_64/dir/file\n@@ -0,0 +1 @@\n+x\n"
+    ),
+    "unified-diff-modify": (
+        "--- a/arch/x86_64/dir/other\n+++ b/arch/x86_64/dir/other\n@@ -1 +1 @@\n-old\n+new\n"
+    ),
+    "unified-diff-delete": "--- a/arch/x86_64/dir/other\n+++ /dev/null\n@@ -1 +0,0 @@\n-old\n",
+    "apply-patch-add": "*** Begin Patch\n*** Add File: arch/x86_64/dir/file\n+x\n*** End Patch\n",
+    "apply-patch-update": (
+        "*** Begin Patch\n*** Update File: arch/x86_64/dir/other\n@@\n-old\n+new\n*** End Patch\n"
+    ),
+    "apply-patch-move-into-link": (
+        "*** Begin Patch\n*** Update File: arch/i386/dir/other\n*** Move to: arch/x86_64/dir/moved\n"
+        "@@\n-old\n+new\n*** End Patch\n"
+    ),
+    "search-replace": "arch/x86_64/dir/other\n```\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\n",
+    "search-replace-create": "arch/x86_64/dir/file\n```\n<<<<<<< SEARCH\n=======\nx\n>>>>>>> REPLACE\n```\n",
+}
+
+
+@pytest.mark.parametrize("patch", list(_THROUGH_LINK.values()), ids=list(_THROUGH_LINK))
+def test_a_path_through_a_symlink_inside_the_root_is_refused(tmp_path: Path, patch: str) -> None:
+    ours = _arch(tmp_path / "ours")
+    before = tree(ours)
+    if not patch.startswith("***") and "<<<<<<<" not in patch:
+        git = git_repo_apply(_arch(tmp_path / "git"), patch)
+        assert git.returncode != 0 and b"beyond a symbolic link" in git.stderr, git.stderr
+    for extra in ((), ("--check",)):
+        code, out, err = gramwright(ours, patch, *extra)
+        assert code == 2, (extra, out, err)
+        assert "beyond a symbolic link" in err and "arch/x86_64/dir" in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert tree(ours) == before
+    assert not (ours / ".gramwright/journal").exists() or not any((ours / ".gramwright/journal").iterdir())
+
+
+def test_a_patch_naming_a_symlink_itself_is_refused_as_git_refuses_it(tmp_path: Path) -> None:
+    patch = "--- a/lnk\n+++ b/lnk\n@@ -1 +1 @@\n-old\n+new\n"
+    for root in (tmp_path / "ours", tmp_path / "git"):
+        make(root, {"target.txt": "old\n"})
+        (root / "lnk").symlink_to("target.txt")
+    assert git_repo_apply(tmp_path / "git", patch).returncode != 0
+    code, _, err = gramwright(tmp_path / "ours", patch)
+    assert code == 2 and "is a symbolic link" in err and err.count("\n") == 1, err
+    assert (tmp_path / "ours/target.txt").read_text() == "old\n"
+
+
+def test_undo_does_not_follow_a_symlink_put_in_since(tmp_path: Path) -> None:
+    root = make(tmp_path / "p", {"d/keep": "k\n"})
+    code, _, err = gramwright(root, "*** Begin Patch\n*** Add File: d/new\n+x\n*** End Patch\n")
+    assert code == 0, err
+    shutil.move(root / "d", root / "e")
+    (root / "d").symlink_to("e")
+    before = tree(root)
+    code, out, err = undo(root)
+    assert code == 2 and "beyond a symbolic link" in err and err.count("\n") == 1, (out, err)
+    assert tree(root) == before
