@@ -50,6 +50,7 @@ class _Checker:
         self.notes: list[str] = list(patch.notes)
         self.targets: dict[str, _Target] = {}
         self.rename_to: dict[str, tuple[ResolvedPath, FileRename]] = {}
+        self.leaving: set[str] = set()  # keys this patch removes (deleted, or renamed away)
         self.checks: list[EditCheck] = []
         self.changes: list[FileChange] = []
         self.problems: list[Problem] = []
@@ -70,6 +71,36 @@ class _Checker:
             self.target(rename.path, rename.patch_line).renames.append(rename)
             dest = resolve_path(self.root, rename.new_path, rename.patch_line)
             self.rename_to[dest.key] = (dest, rename)
+        self.leaving = {key for key, t in self.targets.items() if t.deletes or t.renames}
+        self.leaving -= set(self.rename_to)
+
+    def blocked(self, where: ResolvedPath, line: int) -> bool:
+        """True (and a problem recorded) when ``where`` cannot become a file: a parent is a file,
+        or it is a directory, that this patch does not remove. A file and a directory may trade
+        places (``foo`` -> ``foo/baz`` and back), as git applies it: removals are written first."""
+        key_parts = where.key.split("/")
+        for depth in range(len(key_parts) - 1, 0, -1):
+            parent = self.root.joinpath(*key_parts[:depth])
+            if parent.exists():
+                if not parent.is_dir() and "/".join(key_parts[:depth]) not in self.leaving:
+                    self.problem(where, line, f"cannot create it: {parent.name} is a file, not a directory")
+                    return True
+                break
+        if where.real.is_dir():
+            stays = [
+                f.relative_to(self.root).as_posix()
+                for f in where.real.rglob("*")
+                if not f.is_dir() and f.relative_to(self.root).as_posix() not in self.leaving
+            ]
+            if stays:
+                self.problem(
+                    where,
+                    line,
+                    f"cannot create it: it is a directory holding {stays[0]}",
+                    "remove the directory's files in the same patch, or pick another name",
+                )
+                return True
+        return False
 
     def problem(self, where: ResolvedPath, line: int, message: str, hint: str = "") -> None:
         self.problems.append(Problem(where.path, line, message, hint))
@@ -185,7 +216,7 @@ class _Checker:
                 where, first, "a rename in this patch moves another file here", "one operation per file"
             )
             return
-        snapshot = self.read(target, first)
+        snapshot = None if target.creates and target.where.real.is_dir() else self.read(target, first)
         if snapshot is False:
             return
         assert snapshot is not True
@@ -206,16 +237,8 @@ class _Checker:
                 "to change it, give old lines to replace; to replace it whole, delete it first",
             )
             return
-        for parent in where.real.parents:
-            if parent.exists():
-                if not parent.is_dir():
-                    self.problem(
-                        where,
-                        create.patch_line,
-                        f"cannot create it: {parent.name} is a file, not a directory",
-                    )
-                    return
-                break
+        if self.blocked(where, create.patch_line):
+            return
         if self.breaks_syntax(where, create.patch_line, None, create.content):
             return
         if snapshot is not None:  # an existing empty file takes the new content in its encoding
@@ -276,13 +299,15 @@ class _Checker:
             # judged in the language of the new name, against the content it had before
             if self.breaks_syntax(dest, first or rename.patch_line, snapshot.text, text):
                 return
-            if dest.key != where.key and dest.real.exists():
+            if dest.key != where.key and dest.real.exists() and not dest.real.is_dir():
                 self.problem(
                     where,
                     rename.patch_line,
                     f"cannot rename to {dest.path}: it exists",
                     "delete it first or pick another name",
                 )
+                return
+            if dest.key != where.key and self.blocked(dest, rename.patch_line):
                 return
             after = snapshot.encode(text)
             self.changes.append(

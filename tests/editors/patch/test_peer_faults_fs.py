@@ -108,3 +108,93 @@ def test_undo_does_not_follow_a_symlink_put_in_since(tmp_path: Path) -> None:
     code, out, err = undo(root)
     assert code == 2 and "beyond a symbolic link" in err and err.count("\n") == 1, (out, err)
     assert tree(root) == before
+
+
+# --- 11. a file and a directory trading places -----------------------------------------------------
+
+_SWAPS = {
+    "rename-file-into-dir": (
+        {"foo": "x\n"},
+        "diff --git a/foo b/foo/baz\nsimilarity index 100%\nrename from foo\nrename to foo/baz\n",
+    ),
+    "delete-file-create-dir": (
+        {"foo": "x\n"},
+        "diff --git a/foo b/foo\ndeleted file mode 100644\n--- a/foo\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"
+        "diff --git a/foo/baz b/foo/baz\nnew file mode 100644\n--- /dev/null\n+++ b/foo/baz\n"
+        "@@ -0,0 +1 @@\n+x\n",
+    ),
+    "rename-dir-file-to-file": (
+        {"foo/baz": "x\n"},
+        "diff --git a/foo/baz b/foo\nsimilarity index 100%\nrename from foo/baz\nrename to foo\n",
+    ),
+    "delete-dir-file-create-file": (
+        {"foo/baz": "x\n"},
+        "diff --git a/foo/baz b/foo/baz\ndeleted file mode 100644\n--- a/foo/baz\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-x\ndiff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n"
+        "@@ -0,0 +1 @@\n+x\n",
+    ),
+    "create-file-before-deleting-dir-file": (
+        {"foo/baz": "x\n"},
+        "diff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n@@ -0,0 +1 @@\n+y\n"
+        "diff --git a/foo/baz b/foo/baz\ndeleted file mode 100644\n--- a/foo/baz\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-x\n",
+    ),
+    "apply-patch-move-file-into-dir": (
+        {"foo": "x\n"},
+        "*** Begin Patch\n*** Update File: foo\n*** Move to: foo/baz\n@@\n-x\n+y\n*** End Patch\n",
+    ),
+    "apply-patch-delete-dir-file-add-file": (
+        {"foo/baz": "x\n"},
+        "*** Begin Patch\n*** Delete File: foo/baz\n*** Add File: foo\n+y\n*** End Patch\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("files", "patch"), list(_SWAPS.values()), ids=list(_SWAPS))
+def test_a_file_and_a_directory_trade_places_as_git_does_and_undo_restores_them(
+    tmp_path: Path, files: dict[str, str], patch: str
+) -> None:
+    ours = make(tmp_path / "ours", files)
+    before = tree(ours)
+    code, out, err = gramwright(ours, patch, "--check")
+    assert code == 0, (out, err)
+    assert tree(ours) == before
+    code, out, err = gramwright(ours, patch)
+    assert code == 0 and "Traceback" not in err, (out, err)
+    if not patch.startswith("***"):  # git is the oracle for its own format
+        theirs = make(tmp_path / "git", files)
+        assert git_repo_apply(theirs, patch).returncode == 0
+        assert tree(ours) == tree(theirs)
+    else:
+        assert tree(ours) != before
+    code, out, err = undo(ours)
+    assert code == 0, (out, err)
+    assert tree(ours) == before
+
+
+def test_a_file_cannot_replace_a_directory_that_keeps_other_files(tmp_path: Path) -> None:
+    patch = "diff --git a/foo/baz b/foo\nsimilarity index 100%\nrename from foo/baz\nrename to foo\n"
+    files = {"foo/baz": "x\n", "foo/keep": "k\n"}
+    ours, theirs = make(tmp_path / "ours", files), make(tmp_path / "git", files)
+    assert git_repo_apply(theirs, patch).returncode != 0
+    code, out, err = gramwright(ours, patch)
+    assert code in (1, 2) and "foo/keep" in out + err, (out, err)
+    assert "Traceback" not in err and err.count("\n") <= 1 and tmp_path.as_posix() not in err
+    assert tree(ours) == tree(make(tmp_path / "fresh", files))
+
+
+def test_a_failed_write_after_a_swap_puts_the_file_back_where_the_directory_was(tmp_path: Path) -> None:
+    from gramwright.editors.patch.snapshot import sha256
+    from gramwright.editors.patch.transaction import Write, WriteFailed, commit
+
+    root = make(tmp_path / "p", {"foo": "x\n", "bar": "b\n"})
+    before = tree(root)
+    writes = [
+        Write("foo/baz", root / "foo/baz", None, b"x\n"),
+        Write("foo", root / "foo", sha256(b"x\n"), None),
+        Write("bar/new", root / "bar/new", None, b"n\n"),  # bar is a file: this write fails
+    ]
+    with pytest.raises(WriteFailed) as info:
+        commit(writes, root=root)
+    assert "restored" in info.value.message and info.value.stuck == []
+    assert tree(root) == before
