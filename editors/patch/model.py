@@ -80,6 +80,9 @@ class Edit:
       chunks are in file order).
     - ``may_create``: the edit has no old lines and creates its file when the file is missing
       (git apply's rule for a diff that says neither "new" nor "deleted").
+    - ``ops``: the patch's own line kinds in order, ``" "`` kept (in ``old`` and ``new``),
+      ``"-"`` removed, ``"+"`` added (diff hunks, apply-patch chunks); which of several equal
+      lines is kept is then the patch's word, not a guess. Empty: not spelled out.
     """
 
     path: str
@@ -93,6 +96,7 @@ class Edit:
     anchor: tuple[str, ...] = ()
     in_order: bool = False
     may_create: bool = False
+    ops: str = ""
 
 
 @dataclass(frozen=True)

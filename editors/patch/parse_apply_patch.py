@@ -125,22 +125,30 @@ class _Parser:
         anchors: list[str] = []
         old: list[str] = []
         new: list[str] = []
+        ops: list[str] = []  # each line's kind, so the kept one of two equal lines is known
         start = self.index + 1
 
         bare = 0  # blank lines at a chunk's end separate sections; they are not context
 
         def close(at_end: bool = False) -> None:
-            nonlocal chunks, old, new, anchors, bare
+            nonlocal chunks, old, new, ops, anchors, bare
             if bare:
-                old, new, bare = old[:-bare], new[:-bare], 0
+                old, new, ops, bare = old[:-bare], new[:-bare], ops[:-bare], 0
             if old or new:
                 edit = Edit(
-                    path, tuple(old), tuple(new), start, at_end=at_end, anchor=tuple(anchors), in_order=True
+                    path,
+                    tuple(old),
+                    tuple(new),
+                    start,
+                    at_end=at_end,
+                    anchor=tuple(anchors),
+                    in_order=True,
+                    ops="".join(ops),
                 )
                 self.edits.append(edit)
                 chunks += 1
                 anchors = []
-            old, new = [], []
+            old, new, ops = [], [], []
 
         while self.index < len(self.lines):
             raw, line = self.lines[self.index], self.marker()
@@ -162,6 +170,7 @@ class _Parser:
             elif line_content(raw) == "":
                 old.append(raw)  # an empty context line whose ' ' the model dropped
                 new.append(raw)
+                ops.append(" ")
                 bare += 1
                 self.index += 1
                 continue
@@ -171,6 +180,7 @@ class _Parser:
                     old.append(body)
                 if raw[0] in " +":
                     new.append(body)
+                ops.append(raw[0])
             else:
                 raise _error(
                     f"unexpected line {line[:60]!r} in the update of {path}",

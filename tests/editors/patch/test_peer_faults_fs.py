@@ -198,3 +198,74 @@ def test_a_failed_write_after_a_swap_puts_the_file_back_where_the_directory_was(
         commit(writes, root=root)
     assert "restored" in info.value.message and info.value.stuck == []
     assert tree(root) == before
+
+
+# --- 7. mixed line endings: kept lines keep their bytes, replaced lines take their ending ---------
+
+_MIXED = "one\r\ntwo\nthree\r\nfour\n"
+_ENDINGS = {
+    # Codex's own cases (codex-rs/apply-patch tests/suite/tool.rs), as its binary applies them
+    "apply-patch-repeated-context": (
+        {"f": "same\r\nsame\n"},
+        "*** Begin Patch\n*** Update File: f\n@@\n-same\n same\n*** End Patch\n",
+        b"same\n",
+    ),
+    "apply-patch-mixed": (
+        {"f": _MIXED},
+        "*** Begin Patch\n*** Update File: f\n@@\n one\n two\n-three\n+THREE\n four\n*** End Patch\n",
+        b"one\r\ntwo\nTHREE\r\nfour\n",
+    ),
+    "apply-patch-crlf": (
+        {"f": "one\r\ntwo\r\nthree\r\n"},
+        "*** Begin Patch\n*** Update File: f\n@@\n-one\n+uno\n@@\n two\n+\n+between\n three\n*** End Patch\n",
+        b"uno\r\ntwo\r\n\r\nbetween\r\nthree\r\n",
+    ),
+    # the same rule for a diff written with LF lines (git refuses these; gramwright's eol match)
+    "udiff-lf-repeated-context": (
+        {"f": "same\r\nsame\n"},
+        "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-same\n same\n",
+        b"same\n",
+    ),
+    "udiff-lf-mixed": (
+        {"f": _MIXED},
+        "--- a/f\n+++ b/f\n@@ -2,3 +2,4 @@\n two\n-three\n+THREE\n+3\n four\n",
+        b"one\r\ntwo\nTHREE\r\n3\r\nfour\n",
+    ),
+    "search-replace-mixed": (
+        {"f": _MIXED},
+        "f\n```\n<<<<<<< SEARCH\nthree\nfour\n=======\nTHREE\nfour\n>>>>>>> REPLACE\n```\n",
+        b"one\r\ntwo\nTHREE\r\nfour\n",
+    ),
+    "apply-patch-insert-takes-the-line-before": (
+        {"f": "a\r\nb\nc\nd\n"},
+        "*** Begin Patch\n*** Update File: f\n@@\n a\n+x\n b\n*** End Patch\n",
+        b"a\r\nx\r\nb\nc\nd\n",
+    ),
+}
+
+
+@pytest.mark.parametrize(("files", "patch", "expected"), list(_ENDINGS.values()), ids=list(_ENDINGS))
+def test_mixed_line_endings_kept_lines_keep_theirs_replaced_lines_take_theirs(
+    tmp_path: Path, files: dict[str, str], patch: str, expected: bytes
+) -> None:
+    root = make(tmp_path / "p", files)
+    code, out, err = gramwright(root, patch)
+    assert code == 0, (out, err)
+    assert (root / "f").read_bytes() == expected
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-same\r\n same\n",
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n same\r\n-same\n+SAME\r\n",
+    ],
+    ids=["remove-the-crlf-line", "replace-the-lf-line-with-crlf"],
+)
+def test_a_diff_spelling_the_files_own_endings_applies_as_git_applies_it(tmp_path: Path, patch: str) -> None:
+    files = {"f": "same\r\nsame\n"}
+    ours, theirs = make(tmp_path / "ours", files), make(tmp_path / "git", files)
+    assert git_repo_apply(theirs, patch).returncode == 0
+    code, out, err = gramwright(ours, patch)
+    assert code == 0, (out, err)
+    assert tree(ours) == tree(theirs)
