@@ -31,6 +31,15 @@ class ApplyResult:
     written: tuple[str, ...]  # paths (relative to the root) created, changed or removed
 
 
+def _empty_dirs(root: Path, key: str) -> tuple[str, ...]:
+    """The empty directory at ``key`` that a new file replaces (git tracks none), so undo can
+    put it back; () when there is none."""
+    top = root / key
+    if top.is_symlink() or not top.is_dir() or any(top.iterdir()):
+        return ()
+    return (key,)
+
+
 def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
     before = change.before
     old_sha = before.sha256 if before else None
@@ -42,7 +51,15 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
         out.append(
             (
                 moved,
-                journal.FileRecord(change.new_key, "rename-to", None, None, None, sha256(change.after)),
+                journal.FileRecord(
+                    change.new_key,
+                    "rename-to",
+                    None,
+                    None,
+                    None,
+                    sha256(change.after),
+                    _empty_dirs(root, change.new_key),
+                ),
                 None,
             )
         )
@@ -55,7 +72,8 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
         return out  # nothing changes in this file
     write = Write(change.key, root / change.key, old_sha, change.after)
     after_sha = sha256(change.after) if change.after is not None else None
-    record = journal.FileRecord(change.key, change.action, old_sha, mode, None, after_sha)
+    dirs = _empty_dirs(root, change.key) if before is None else ()
+    record = journal.FileRecord(change.key, change.action, old_sha, mode, None, after_sha, dirs)
     return [(write, record, before.data if before else None)]
 
 

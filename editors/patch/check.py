@@ -87,10 +87,12 @@ class _Checker:
                     return True
                 break
         if where.real.is_dir():
+            # what is still there once the patch's removals have pruned the directories they empty
+            entries = [f.relative_to(self.root).as_posix() for f in where.real.rglob("*")]
             stays = [
-                f.relative_to(self.root).as_posix()
-                for f in where.real.rglob("*")
-                if not f.is_dir() and f.relative_to(self.root).as_posix() not in self.leaving
+                name
+                for name in entries
+                if name not in self.leaving and not any(key.startswith(name + "/") for key in self.leaving)
             ]
             if stays:
                 self.problem(

@@ -69,10 +69,19 @@ def _verify(write: Write, why: str) -> None:
         )
 
 
-_Done = tuple[Write, bytes | None, int | None, list[Path]]  # the write, what was there, dirs made
+# the write, what was there, directories made for it, empty directories it replaced
+_Done = tuple[Write, bytes | None, int | None, list[Path], list[Path]]
 
 
-def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
+def _clear_empty_dir(top: Path, removed: list[Path]) -> None:
+    """Remove ``top`` when it is an empty directory (git tracks no directories, so a file may
+    take the place of an empty one, as git apply's rmdir does); ``removed`` gets it."""
+    if not top.is_symlink() and top.is_dir() and not any(top.iterdir()):
+        top.rmdir()
+        removed.append(top)
+
+
+def _put(write: Write, made_dirs: list[Path], root: Path | None, removed: list[Path]) -> None:
     if write.data is None:
         os.unlink(write.real)
         for parent in write.real.parents:
@@ -84,6 +93,7 @@ def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
     for directory in missing:
         directory.mkdir()
         made_dirs.append(directory)
+    _clear_empty_dir(write.real, removed)
     existed = write.real.exists()
     atomic_write_bytes(write.real, write.data)
     if not existed:
@@ -91,13 +101,15 @@ def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
 
 
 def _restore(previous: _Done) -> None:
-    write, data, mode, made_dirs = previous
+    write, data, mode, made_dirs, removed = previous
     if data is None:
         if write.real.is_file():
             os.unlink(write.real)
         for directory in reversed(made_dirs):  # a file may come back where they stand
             if directory.is_dir() and not any(directory.iterdir()):
                 directory.rmdir()
+        for directory in removed:
+            directory.mkdir(exist_ok=True)
         return
     write.real.parent.mkdir(parents=True, exist_ok=True)  # a removal may have emptied it away
     atomic_write_bytes(write.real, data)
@@ -126,16 +138,17 @@ def commit(writes: list[Write], why: str = "since the check", root: Path | None 
     done: list[_Done] = []
     for write in sorted(writes, key=lambda w: w.data is not None):  # removals first
         made_dirs: list[Path] = []
+        removed: list[Path] = []
         try:
             _verify(write, why)
             before = write.real.read_bytes() if write.expected is not None else None
             mode = stat.S_IMODE(os.stat(write.real).st_mode) if before is not None else None
-            _put(write, made_dirs, root)
-            done.append((write, before, mode, made_dirs))
+            _put(write, made_dirs, root, removed)
+            done.append((write, before, mode, made_dirs, removed))
         except (OSError, PatchError) as exc:
             written = len(done)
-            if made_dirs:  # directories made for a write that then failed
-                done.append((write, None, None, made_dirs))
+            if made_dirs or removed:  # directories made or cleared for a write that then failed
+                done.append((write, None, None, made_dirs, removed))
             stuck = _undo(done)
             if stuck:
                 raise WriteFailed(

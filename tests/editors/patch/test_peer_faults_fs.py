@@ -269,3 +269,26 @@ def test_a_diff_spelling_the_files_own_endings_applies_as_git_applies_it(tmp_pat
     code, out, err = gramwright(ours, patch)
     assert code == 0, (out, err)
     assert tree(ours) == tree(theirs)
+
+
+@pytest.mark.parametrize("directory", ["foo", "foo/sub"], ids=["empty-dir", "dir-holding-an-empty-dir"])
+def test_a_file_takes_the_place_of_an_empty_directory_as_git_does_and_undo_brings_it_back(
+    tmp_path: Path, directory: str
+) -> None:
+    patch = "diff --git a/foo b/foo\nnew file mode 100644\n--- /dev/null\n+++ b/foo\n@@ -0,0 +1 @@\n+x\n"
+    ours, theirs = tmp_path / "ours", tmp_path / "git"
+    for root in (ours, theirs):
+        (root / directory).mkdir(parents=True)
+    before = tree(ours)
+    applied = git_repo_apply(theirs, patch).returncode == 0
+    code, out, err = gramwright(ours, patch)
+    assert (code == 0) == applied, (out, err)
+    assert tree(ours) == tree(theirs)
+    assert "Traceback" not in err and err.count("\n") <= 1
+    if applied:
+        assert tree(ours) == {"foo": b"x\n"}
+        code, out, err = undo(ours)
+        assert code == 0, (out, err)
+    else:
+        assert "foo/sub" in out + err
+    assert tree(ours) == before
