@@ -7,7 +7,7 @@ re-check each file's hash and restore everything on failure (:mod:`.transaction`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gramwright.editors.patch import journal
@@ -31,15 +31,6 @@ class ApplyResult:
     written: tuple[str, ...]  # paths (relative to the root) created, changed or removed
 
 
-def _empty_dirs(root: Path, key: str) -> tuple[str, ...]:
-    """The empty directory at ``key`` that a new file replaces (git tracks none), so undo can
-    put it back; () when there is none."""
-    top = root / key
-    if top.is_symlink() or not top.is_dir() or any(top.iterdir()):
-        return ()
-    return (key,)
-
-
 def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
     before = change.before
     old_sha = before.sha256 if before else None
@@ -51,15 +42,7 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
         out.append(
             (
                 moved,
-                journal.FileRecord(
-                    change.new_key,
-                    "rename-to",
-                    None,
-                    None,
-                    None,
-                    sha256(change.after),
-                    _empty_dirs(root, change.new_key),
-                ),
+                journal.FileRecord(change.new_key, "rename-to", None, None, None, sha256(change.after)),
                 None,
             )
         )
@@ -72,15 +55,24 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
         return out  # nothing changes in this file
     write = Write(change.key, root / change.key, old_sha, change.after)
     after_sha = sha256(change.after) if change.after is not None else None
-    dirs = _empty_dirs(root, change.key) if before is None else ()
-    record = journal.FileRecord(change.key, change.action, old_sha, mode, None, after_sha, dirs)
+    record = journal.FileRecord(change.key, change.action, old_sha, mode, None, after_sha)
     return [(write, record, before.data if before else None)]
+
+
+def _empty_dir(root: Path, record: journal.FileRecord) -> journal.FileRecord:
+    """A new file may take the place of an empty directory (git tracks none): the record names
+    it, so undo puts it back."""
+    top = root / record.path
+    if record.before_sha256 is not None or top.is_symlink() or not top.is_dir() or any(top.iterdir()):
+        return record
+    return replace(record, empty_dirs=(record.path,))
 
 
 def plan_writes(report: CheckReport) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
     """The writes (and journal records, with original bytes) that carry out ``report``."""
     root = Path(report.root)
-    return [item for change in report.files for item in _writes(change, root)]
+    plan = [item for change in report.files for item in _writes(change, root)]
+    return [(write, _empty_dir(root, record), data) for write, record, data in plan]
 
 
 def apply_patch(

@@ -50,7 +50,6 @@ class _Checker:
         self.notes: list[str] = list(patch.notes)
         self.targets: dict[str, _Target] = {}
         self.rename_to: dict[str, tuple[ResolvedPath, FileRename]] = {}
-        self.leaving: set[str] = set()  # keys this patch removes (deleted, or renamed away)
         self.checks: list[EditCheck] = []
         self.changes: list[FileChange] = []
         self.problems: list[Problem] = []
@@ -71,38 +70,6 @@ class _Checker:
             self.target(rename.path, rename.patch_line).renames.append(rename)
             dest = resolve_path(self.root, rename.new_path, rename.patch_line)
             self.rename_to[dest.key] = (dest, rename)
-        self.leaving = {key for key, t in self.targets.items() if t.deletes or t.renames}
-        self.leaving -= set(self.rename_to)
-
-    def blocked(self, where: ResolvedPath, line: int) -> bool:
-        """True (and a problem recorded) when ``where`` cannot become a file: a parent is a file,
-        or it is a directory, that this patch does not remove. A file and a directory may trade
-        places (``foo`` -> ``foo/baz`` and back), as git applies it: removals are written first."""
-        key_parts = where.key.split("/")
-        for depth in range(len(key_parts) - 1, 0, -1):
-            parent = self.root.joinpath(*key_parts[:depth])
-            if parent.exists():
-                if not parent.is_dir() and "/".join(key_parts[:depth]) not in self.leaving:
-                    self.problem(where, line, f"cannot create it: {parent.name} is a file, not a directory")
-                    return True
-                break
-        if where.real.is_dir():
-            # what is still there once the patch's removals have pruned the directories they empty
-            entries = [f.relative_to(self.root).as_posix() for f in where.real.rglob("*")]
-            stays = [
-                name
-                for name in entries
-                if name not in self.leaving and not any(key.startswith(name + "/") for key in self.leaving)
-            ]
-            if stays:
-                self.problem(
-                    where,
-                    line,
-                    f"cannot create it: it is a directory holding {stays[0]}",
-                    "remove the directory's files in the same patch, or pick another name",
-                )
-                return True
-        return False
 
     def problem(self, where: ResolvedPath, line: int, message: str, hint: str = "") -> None:
         self.problems.append(Problem(where.path, line, message, hint))
@@ -180,6 +147,39 @@ class _Checker:
         )
         return True
 
+    def leaves(self, path: Path) -> bool:
+        """Whether this patch removes the file at ``path`` (deletes it, or renames it away)."""
+        key = path.relative_to(self.root).as_posix()
+        target = self.targets.get(key)
+        return target is not None and bool(target.deletes or target.renames) and key not in self.rename_to
+
+    def occupied(self, where: ResolvedPath, line: int, *, parents: bool = False) -> bool:
+        """True (and a problem recorded) when ``where`` cannot become a file: it is a directory
+        that still holds something once this patch's removals have pruned the directories they
+        empty (or, with ``parents``, a parent is a file the patch keeps). A file and a directory
+        may so trade places (``foo`` -> ``foo/baz`` and back), as git applies it: removals are
+        written first."""
+        parent = next((p for p in where.real.parents if p.exists()), self.root)
+        if parents and not parent.is_dir() and not self.leaves(parent):
+            self.problem(where, line, f"cannot create it: {parent.name} is a file, not a directory")
+            return True
+        if not where.real.is_dir():
+            return False
+        gone = [key for key in self.targets if self.leaves(self.root / key)]
+        stays = [
+            name
+            for name in (f.relative_to(self.root).as_posix() for f in sorted(where.real.rglob("*")))
+            if name not in gone and not any(key.startswith(name + "/") for key in gone)
+        ]
+        if stays:
+            self.problem(
+                where,
+                line,
+                f"cannot create it: it is a directory holding {stays[0]}",
+                "remove what the directory holds in the same patch, or pick another name",
+            )
+        return bool(stays)
+
     def read(self, target: _Target, line: int) -> FileSnapshot | bool | None:
         """The snapshot, None when the file does not exist, False when it cannot be used."""
         if target.where.path in self.snapshots:
@@ -239,8 +239,18 @@ class _Checker:
                 "to change it, give old lines to replace; to replace it whole, delete it first",
             )
             return
-        if self.blocked(where, create.patch_line):
+        if self.occupied(where, create.patch_line):
             return
+        for parent in where.real.parents:
+            if parent.exists():
+                if not parent.is_dir() and not self.leaves(parent):
+                    self.problem(
+                        where,
+                        create.patch_line,
+                        f"cannot create it: {parent.name} is a file, not a directory",
+                    )
+                    return
+                break
         if self.breaks_syntax(where, create.patch_line, None, create.content):
             return
         if snapshot is not None:  # an existing empty file takes the new content in its encoding
@@ -309,7 +319,7 @@ class _Checker:
                     "delete it first or pick another name",
                 )
                 return
-            if dest.key != where.key and self.blocked(dest, rename.patch_line):
+            if dest.key != where.key and self.occupied(dest, rename.patch_line, parents=True):
                 return
             after = snapshot.encode(text)
             self.changes.append(
