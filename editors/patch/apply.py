@@ -7,7 +7,7 @@ re-check each file's hash and restore everything on failure (:mod:`.transaction`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from gramwright.editors.patch import journal
@@ -59,10 +59,20 @@ def _writes(change: FileChange, root: Path) -> list[tuple[Write, journal.FileRec
     return [(write, record, before.data if before else None)]
 
 
+def _empty_dir(root: Path, record: journal.FileRecord) -> journal.FileRecord:
+    """A new file may take the place of an empty directory (git tracks none): the record names
+    it, so undo puts it back."""
+    top = root / record.path
+    if record.before_sha256 is not None or top.is_symlink() or not top.is_dir() or any(top.iterdir()):
+        return record
+    return replace(record, empty_dirs=(record.path,))
+
+
 def plan_writes(report: CheckReport) -> list[tuple[Write, journal.FileRecord, bytes | None]]:
     """The writes (and journal records, with original bytes) that carry out ``report``."""
     root = Path(report.root)
-    return [item for change in report.files for item in _writes(change, root)]
+    plan = [item for change in report.files for item in _writes(change, root)]
+    return [(write, _empty_dir(root, record), data) for write, record, data in plan]
 
 
 def apply_patch(

@@ -172,6 +172,39 @@ class _Checker:
         )
         return True
 
+    def leaves(self, path: Path) -> bool:
+        """Whether this patch removes the file at ``path`` (deletes it, or renames it away)."""
+        key = path.relative_to(self.root).as_posix()
+        target = self.targets.get(key)
+        return target is not None and bool(target.deletes or target.renames) and key not in self.rename_to
+
+    def occupied(self, where: ResolvedPath, line: int, *, parents: bool = False) -> bool:
+        """True (and a problem recorded) when ``where`` cannot become a file: it is a directory
+        that still holds something once this patch's removals have pruned the directories they
+        empty (or, with ``parents``, a parent is a file the patch keeps). A file and a directory
+        may so trade places (``foo`` -> ``foo/baz`` and back), as git applies it: removals are
+        written first."""
+        parent = next((p for p in where.real.parents if p.exists()), self.root)
+        if parents and not parent.is_dir() and not self.leaves(parent):
+            self.problem(where, line, f"cannot create it: {parent.name} is a file, not a directory")
+            return True
+        if not where.real.is_dir():
+            return False
+        gone = [key for key in self.targets if self.leaves(self.root / key)]
+        stays = [
+            name
+            for name in (f.relative_to(self.root).as_posix() for f in sorted(where.real.rglob("*")))
+            if name not in gone and not any(key.startswith(name + "/") for key in gone)
+        ]
+        if stays:
+            self.problem(
+                where,
+                line,
+                f"cannot create it: it is a directory holding {stays[0]}",
+                "remove what the directory holds in the same patch, or pick another name",
+            )
+        return bool(stays)
+
     def read(self, target: _Target, line: int) -> FileSnapshot | bool | None:
         """The snapshot, None when the file does not exist, False when it cannot be used."""
         if target.where.path in self.snapshots:
@@ -210,7 +243,7 @@ class _Checker:
                 where, first, "a rename in this patch moves another file here", "one operation per file"
             )
             return
-        snapshot = self.read(target, first)
+        snapshot = None if target.creates and target.where.real.is_dir() else self.read(target, first)
         if snapshot is False:
             return
         assert snapshot is not True
@@ -232,9 +265,11 @@ class _Checker:
                 "to change it, give old lines to replace; to replace it whole, delete it first",
             )
             return
+        if self.occupied(where, create.patch_line):
+            return
         for parent in where.real.parents:
             if parent.exists():
-                if not parent.is_dir():
+                if not parent.is_dir() and not self.leaves(parent):
                     self.problem(
                         where,
                         create.patch_line,
@@ -320,10 +355,14 @@ class _Checker:
             if self.breaks_syntax(dest, first or rename.patch_line, snapshot.text, text):
                 return
             replaced = None
-            if dest.key != where.key and (dest.real.exists() or dest.real.is_symlink()):
+            if dest.key != where.key and (
+                (dest.real.exists() and not dest.real.is_dir()) or dest.real.is_symlink()
+            ):
                 replaced = self.replaced(where, dest, rename)
                 if replaced is None:
                     return
+            if dest.key != where.key and self.occupied(dest, rename.patch_line, parents=True):
+                return
             after = snapshot.encode(text)
             self.changes.append(
                 FileChange(

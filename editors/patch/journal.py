@@ -48,6 +48,7 @@ class FileRecord:
     before_mode: int | None
     blob: str | None  # the file in the entry holding the original bytes
     after_sha256: str | None  # None: the apply removed the file
+    empty_dirs: tuple[str, ...] = ()  # empty directories the new file took the place of
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,9 @@ def new_entry(
 def _read(directory: Path) -> JournalEntry:
     try:
         data = json.loads((directory / _ENTRY).read_text(encoding="utf-8"))
-        files = tuple(FileRecord(**f) for f in data.pop("files"))
+        files = tuple(
+            FileRecord(**{**f, "empty_dirs": tuple(f.get("empty_dirs", ()))}) for f in data.pop("files")
+        )
         return JournalEntry(files=files, **data)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         raise PatchError(

@@ -83,6 +83,9 @@ class Edit:
     - ``codex_seek``: when the old lines are not in the file exactly, Codex's own tolerant seek
       applies without ``fuzzy`` (trailing whitespace, then both ends, then Unicode punctuation;
       the level is reported): apply-patch text is what Codex's ``apply_patch`` accepts.
+    - ``ops``: the patch's own line kinds in order, ``" "`` kept (in ``old`` and ``new``),
+      ``"-"`` removed, ``"+"`` added (diff hunks, apply-patch chunks); which of several equal
+      lines is kept is then the patch's word, not a guess. Empty: not spelled out.
     """
 
     path: str
@@ -97,6 +100,7 @@ class Edit:
     in_order: bool = False
     may_create: bool = False
     codex_seek: bool = False
+    ops: str = ""
 
 
 @dataclass(frozen=True)

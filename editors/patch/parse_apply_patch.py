@@ -145,14 +145,15 @@ class _Parser:
         anchors: list[str] = []
         old: list[str] = []
         new: list[str] = []
+        ops: list[str] = []  # each line's kind, so the kept one of two equal lines is known
         start = self.index + 1
 
         bare = 0  # blank lines at a chunk's end separate sections; they are not context
 
         def close(at_end: bool = False) -> None:
-            nonlocal chunks, old, new, anchors, bare
+            nonlocal chunks, old, new, ops, anchors, bare
             if bare:
-                old, new, bare = old[:-bare], new[:-bare], 0
+                old, new, ops, bare = old[:-bare], new[:-bare], ops[:-bare], 0
             if old or new:
                 if not old and not anchors and not at_end:
                     # nothing says where: Codex appends such a chunk at the end of the file
@@ -170,11 +171,12 @@ class _Parser:
                     anchor=tuple(anchors),
                     in_order=True,
                     codex_seek=True,
+                    ops="".join(ops),
                 )
                 self.edits.append(edit)
                 chunks += 1
                 anchors = []
-            old, new = [], []
+            old, new, ops = [], [], []
 
         while self.index < len(self.lines):
             raw, line = self.lines[self.index], self.marker()
@@ -196,6 +198,7 @@ class _Parser:
             elif line_content(raw) == "":
                 old.append(raw)  # an empty context line whose ' ' the model dropped
                 new.append(raw)
+                ops.append(" ")
                 bare += 1
                 self.index += 1
                 continue
@@ -205,6 +208,7 @@ class _Parser:
                     old.append(body)
                 if raw[0] in " +":
                     new.append(body)
+                ops.append(raw[0])
             else:
                 raise _error(
                     f"unexpected line {line[:60]!r} in the update of {path}",

@@ -151,6 +151,7 @@ def parse_udiff(text: str) -> Patch:
                     at_end=numbered and trailing == 0,
                     exact_eol=True,
                     may_create=maybe_create,
+                    ops="".join(line.line_type for line in hunk if line.line_type in " -+"),
                 )
             )
     if not patchset:

@@ -2,8 +2,10 @@
 
 A patch is text a model wrote; its paths are untrusted input. They are checked (all of them, before
 any file is read): relative, no ``..`` component, not inside ``.git/`` or the backup journal, and —
-after following symlinks — still inside the root. Files are then keyed by their real path relative
-to the root, so two spellings of one file (``a/x`` and a symlinked ``b/x``) are one file.
+after following symlinks — still inside the root. A path that goes through a symlink inside the
+root (``arch/x86_64/dir -> ../i386/dir``, then ``arch/x86_64/dir/file``) or names one is refused,
+as ``git apply`` refuses it ("beyond a symbolic link"): the report would name one file and another
+would be written. Files are keyed by their path relative to the root.
 """
 
 from __future__ import annotations
@@ -50,6 +52,29 @@ def _refuse(path: str, why: str, patch_line: int) -> PatchError:
     )
 
 
+def _refuse_links(root_real: Path, parts: list[str], path: str, patch_line: int) -> None:
+    """Refuse ``path`` when one of its components under the root is a symlink (git apply's
+    ``has_symlink_leading_path``; a link as the last component is not a file a text patch edits)."""
+    here = root_real
+    for depth, part in enumerate(parts, 1):
+        here = here / part
+        if not here.is_symlink():
+            if not here.is_dir():
+                return  # missing, or a file: nothing further down can be a link
+            continue
+        shown = "/".join(parts[:depth])
+        why = (
+            f"is beyond a symbolic link ({shown} -> {os.readlink(here)})"
+            if depth < len(parts)
+            else f"is a symbolic link (to {os.readlink(here)}), not a file a patch edits"
+        )
+        raise PatchError(
+            f"affected file {path!r} {why}: refused, nothing written",
+            where=f"patch line {patch_line}",
+            hint="name the file by its real path inside --root",
+        )
+
+
 def resolve_path(root: Path, path: str, patch_line: int) -> ResolvedPath:
     """Check ``path`` and resolve it inside ``root``; :class:`PatchError` names the patch line."""
     if not path or "\0" in path:
@@ -68,6 +93,7 @@ def resolve_path(root: Path, path: str, patch_line: int) -> ResolvedPath:
     real = Path(os.path.realpath(root_real / clean))
     if real != root_real and root_real not in real.parents:
         raise _refuse(path, f"resolves outside the root through a symlink (to {real})", patch_line)
+    _refuse_links(root_real, parts, path, patch_line)
     key = real.relative_to(root_real).as_posix()
     if key.split("/")[0] in _RESERVED:
         raise _refuse(path, "resolves into a directory patches may not touch", patch_line)

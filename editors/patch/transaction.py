@@ -7,7 +7,9 @@ temporary file in its own directory + fsync + rename (:func:`gramwright.fsutil.a
 which keeps the mode bits). If any write fails, the files already written are put back as they
 were (bytes and mode, or removed if they were new) and directories made for new files are
 removed again; then the error is raised. A directory a removal leaves empty is removed too (as
-git apply does) and made again if that file is put back.
+git apply does) and made again if that file is put back. Removals are written before everything
+else, so a file and a directory may trade places (``foo`` becomes ``foo/baz``, or the reverse);
+putting back runs in the opposite order, each write's new directories going with it.
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ class Write:
 def current_hash(real: Path) -> str | None:
     try:
         return sha256(real.read_bytes())
-    except FileNotFoundError:
-        return None
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None  # no file there (a directory is not one; the check decided it may go)
 
 
 def _new_file_mode() -> int:
@@ -67,7 +69,19 @@ def _verify(write: Write, why: str) -> None:
         )
 
 
-def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
+# the write, what was there, directories made for it, empty directories it replaced
+_Done = tuple[Write, bytes | None, int | None, list[Path], list[Path]]
+
+
+def _clear_empty_dir(top: Path, removed: list[Path]) -> None:
+    """Remove ``top`` when it is an empty directory (git tracks no directories, so a file may
+    take the place of an empty one, as git apply's rmdir does); ``removed`` gets it."""
+    if not top.is_symlink() and top.is_dir() and not any(top.iterdir()):
+        top.rmdir()
+        removed.append(top)
+
+
+def _put(write: Write, made_dirs: list[Path], root: Path | None, removed: list[Path]) -> None:
     if write.data is None:
         os.unlink(write.real)
         for parent in write.real.parents:
@@ -79,17 +93,23 @@ def _put(write: Write, made_dirs: list[Path], root: Path | None) -> None:
     for directory in missing:
         directory.mkdir()
         made_dirs.append(directory)
+    _clear_empty_dir(write.real, removed)
     existed = write.real.exists()
     atomic_write_bytes(write.real, write.data)
     if not existed:
         os.chmod(write.real, write.mode if write.mode is not None else _new_file_mode())
 
 
-def _restore(previous: tuple[Write, bytes | None, int | None]) -> None:
-    write, data, mode = previous
+def _restore(previous: _Done) -> None:
+    write, data, mode, made_dirs, removed = previous
     if data is None:
-        if write.real.exists():
+        if write.real.is_file():
             os.unlink(write.real)
+        for directory in reversed(made_dirs):  # a file may come back where they stand
+            if directory.is_dir() and not any(directory.iterdir()):
+                directory.rmdir()
+        for directory in removed:
+            directory.mkdir(exist_ok=True)
         return
     write.real.parent.mkdir(parents=True, exist_ok=True)  # a removal may have emptied it away
     atomic_write_bytes(write.real, data)
@@ -97,7 +117,7 @@ def _restore(previous: tuple[Write, bytes | None, int | None]) -> None:
         os.chmod(write.real, mode)
 
 
-def _undo(done: list[tuple[Write, bytes | None, int | None]], made_dirs: list[Path]) -> list[str]:
+def _undo(done: list[_Done]) -> list[str]:
     """Put back what ``done`` wrote; the paths that could not be put back (normally none)."""
     stuck: list[str] = []
     for previous in reversed(done):
@@ -105,9 +125,6 @@ def _undo(done: list[tuple[Write, bytes | None, int | None]], made_dirs: list[Pa
             _restore(previous)
         except OSError:
             stuck.append(previous[0].path)
-    for directory in reversed(made_dirs):
-        if directory.exists() and not any(directory.iterdir()):
-            directory.rmdir()
     return stuck
 
 
@@ -118,17 +135,21 @@ def commit(writes: list[Write], why: str = "since the check", root: Path | None 
     """
     for write in writes:
         _verify(write, why)
-    done: list[tuple[Write, bytes | None, int | None]] = []
-    made_dirs: list[Path] = []
-    for write in writes:
+    done: list[_Done] = []
+    for write in sorted(writes, key=lambda w: w.data is not None):  # removals first
+        made_dirs: list[Path] = []
+        removed: list[Path] = []
         try:
             _verify(write, why)
             before = write.real.read_bytes() if write.expected is not None else None
             mode = stat.S_IMODE(os.stat(write.real).st_mode) if before is not None else None
-            _put(write, made_dirs, root)
-            done.append((write, before, mode))
+            _put(write, made_dirs, root, removed)
+            done.append((write, before, mode, made_dirs, removed))
         except (OSError, PatchError) as exc:
-            stuck = _undo(done, made_dirs)
+            written = len(done)
+            if made_dirs or removed:  # directories made or cleared for a write that then failed
+                done.append((write, None, None, made_dirs, removed))
+            stuck = _undo(done)
             if stuck:
                 raise WriteFailed(
                     f"writing failed and {', '.join(stuck)} could not be restored",
@@ -138,7 +159,7 @@ def commit(writes: list[Write], why: str = "since the check", root: Path | None 
                 ) from exc
             if isinstance(exc, PatchError):
                 raise
-            restored = f"; the {len(done)} file(s) written before it were restored" if done else ""
+            restored = f"; the {written} file(s) written before it were restored" if written else ""
             raise WriteFailed(
                 f"writing failed: {exc.strerror or exc}{restored}; nothing is changed",
                 where=write.path,

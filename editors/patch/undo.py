@@ -56,9 +56,12 @@ def undo(root: Path | str | None = None, entry_id: str | None = None) -> UndoRes
             )
         data = journal.original(base, entry, record)
         writes.append(Write(record.path, where.real, record.after_sha256, data, record.before_mode))
-    # a rename: the old path comes back before the new one goes
-    writes.sort(key=lambda w: w.data is None)
+    # commit removes first: a renamed file's new path goes before its old one comes back
+    # empty directories a created file took the place of (checked before anything is written)
+    dirs = [resolve_path(base, d, 0).real for record in entry.files for d in record.empty_dirs]
     commit(writes, why=f"after apply {entry.id}", root=base)
+    for directory in dirs:
+        directory.mkdir(parents=True, exist_ok=True)
     updated = journal.save_status(base, entry, "undone")
     return UndoResult(updated, tuple(w.path for w in writes))
 
