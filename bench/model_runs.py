@@ -14,8 +14,8 @@ deterministic, so a change that should not alter what the model writes shows as 
 Form is guaranteed by the mask; the values are the small model's and are not judged here.
 
     python -m bench.model_runs --json --model gemma3-270m [--schemas 6] [--extract 4] [--max-tokens 160]
-    python -m bench.model_runs --json --schemas 12 --extract 0 > head.json
-    python -m bench.model_runs --json --schemas 12 --extract 0 --pythonpath /tmp/old-build > old.json
+    python -m bench.model_runs --json --schemas 22 --per-split 3 --extract 0 > head.json
+    python -m bench.model_runs --json --schemas 22 --per-split 3 --extract 0 --pythonpath /tmp/old > old.json
     python -m bench.model_runs --compare head.json old.json
 """
 
@@ -31,11 +31,35 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.e2e_fresh import PROMPT, ROOT, _schemas
+from bench.e2e_fresh import PROMPT, ROOT
+from bench.masks import SPLITS, pick_cases
 from bench.models import model_path
 
 PO_SCHEMA = ROOT / "docs" / "examples" / "purchase_order.json"
 REQUESTS = ROOT / "tests" / "data" / "purchase_requests.jsonl"
+
+
+def schemas(count: int, per_split: int, work: Path) -> list[tuple[str, Path]]:
+    """The purchase-order example, then ``per_split`` schemas of each data split that our compiler
+    takes, the splits in turn (``per_split`` 1: ``bench/e2e_fresh.py``'s list), ``count`` in all."""
+    from gramwright.schema import compile_schema
+
+    out = [("docs/examples/purchase_order.json", PO_SCHEMA)]
+    taken: dict[str, list[tuple[str, Path]]] = {}
+    for name, schema, _ in pick_cases(list(SPLITS), per_split * 3, 1):
+        split = name.partition("/")[0]
+        if len(taken.setdefault(split, [])) >= per_split:
+            continue
+        try:
+            compile_schema(schema)
+        except Exception:  # noqa: BLE001 - a schema we refuse is not generated for
+            continue
+        path = work / (name.replace("/", "__") + ".json")
+        path.write_text(json.dumps(schema), encoding="utf-8")
+        taken[split].append((name, path))
+    for rank in range(per_split):
+        out += [found[rank] for found in taken.values() if rank < len(found)]
+    return out[:count]
 
 
 def _verdict(text: str, schema: dict[str, Any]) -> dict[str, bool]:
@@ -74,9 +98,9 @@ class Cli:
         return out.stdout.strip()
 
 
-def generate(cli: Cli, count: int, max_tokens: int, work: Path) -> list[dict[str, Any]]:
+def generate(cli: Cli, count: int, per_split: int, max_tokens: int, work: Path) -> list[dict[str, Any]]:
     rows = []
-    for i, (name, path) in enumerate(_schemas(count, work)):
+    for i, (name, path) in enumerate(schemas(count, per_split, work)):
         print(f"[generate {i + 1}/{count}] {name}", file=sys.stderr)
         args = ["generate", "--schema", str(path), "--prompt", PROMPT, "--max-tokens", str(max_tokens)]
         took, proc = cli.run(*args, "--format", "json")
@@ -129,6 +153,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="gemma3-270m, smollm2-135m (default) or a path")
     parser.add_argument("--schemas", type=int, default=6, help="how many benchmark schemas to generate for")
+    parser.add_argument("--per-split", type=int, default=1, help="schemas taken from each data split")
     parser.add_argument("--extract", type=int, default=4, help="purchase requests to extract (0: none)")
     parser.add_argument("--max-tokens", type=int, default=160)
     parser.add_argument("--pythonpath", type=Path, help="another build of the package, first on the path")
@@ -142,7 +167,7 @@ def main() -> None:
         work = Path(tmp)
         cli = Cli(model_path(args.model), args.pythonpath, work / "cache")
         result: dict[str, Any] = {"model": args.model or "smollm2-135m", "package": cli.where()}
-        result["generate"] = generate(cli, args.schemas, args.max_tokens, work)
+        result["generate"] = generate(cli, args.schemas, args.per_split, args.max_tokens, work)
         if args.extract:
             result["extract"] = extract(cli, args.extract, args.max_tokens, work)
     gen = result["generate"]
