@@ -5,8 +5,10 @@
 # Three virtualenvs, so that a user's run never carries the benchmark peers:
 #   .venv       what a user of local generation gets (`pip install 'gramwright[local]'` + the embedded
 #               model): `make demo`
-#   .venv-light the light install (`pip install gramwright`: no torch, no transformers), plus pytest
-#               and syrupy; tests/light drives its `gramwright` and its pytest plugin from `make test`
+#   .venv-light the light install as a user gets it: the package's wheel (`python -m build --wheel`)
+#               installed with `pip install <wheel>` (no torch, no transformers, no constraints), plus
+#               pytest and syrupy; tests/light drives its `gramwright` and its pytest plugin from
+#               `make test`. The wheel is rebuilt and reinstalled when a package file's content changes.
 #   .venv-dev   .venv, plus the dev tools, the `bench` extra (xgrammar, llguidance, outlines-core:
 #              test oracles and benchmark peers, never the engine) and the `test` extra
 #              (llama-cpp-python[server], a real serving engine for the tests; it builds llama.cpp
@@ -37,7 +39,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # setuptools explains what a strict editable install is on every install; we know
 export PYTHONWARNINGS := ignore::UserWarning
 
-.PHONY: install install-dev install-light demo test lint typecheck layers pytest bench clean FORCE
+.PHONY: install install-dev install-light demo test lint typecheck layers pytest bench dist clean FORCE
 
 # $(call venv_rules,DIR,EXTRAS)
 define venv_rules
@@ -62,23 +64,34 @@ $(eval $(call venv_rules,$(VENV),[local]))
 DEV_EXTRAS := [local,dev,bench,test]
 $(eval $(call venv_rules,$(DEV_VENV),$(DEV_EXTRAS)))
 
-# The light install: no constraints file (what a user's `pip install gramwright` resolves), no model.
-$(LIGHT_VENV)/.installed-stamp: pyproject.toml setup.py
+# The light install: no constraints file (what a user's `pip install gramwright` resolves), no model,
+# and no editable link tree: the wheel the standard build front end makes, so a file the wheel leaves
+# out fails tests/light. Its stamp holds a checksum of the package files' content (and of what goes
+# into the metadata); a change rebuilds the wheel (~10 s with build isolation) and reinstalls it
+# (`pip uninstall` + `pip install <wheel>`: the dependencies are already there, ~5 s).
+LIGHT_SOURCES := $(shell { find toolchain editors grammars -type f -not -path '*/__pycache__/*' -not -name '*.so' | LC_ALL=C sort | xargs cksum; cksum pyproject.toml setup.py README.md; } 2>/dev/null | cksum)
+LIGHT_WHEELS := $(LIGHT_VENV)/.wheel
+
+# the venv itself (rebuilt from nothing when the dependencies may have changed)
+$(LIGHT_VENV)/.venv-stamp: pyproject.toml setup.py
+	rm -rf $(LIGHT_VENV)
 	$(PYTHON) -m venv $(LIGHT_VENV)
 	$(LIGHT_VENV)/bin/python -m pip install -q --upgrade pip
-	$(LIGHT_VENV)/bin/python -m pip install -q $(EDITABLE) . 'pytest>=8' 'syrupy>=4.6'
-	@echo "$(PKG_FILES)" > $(LIGHT_VENV)/.package-files
+	$(LIGHT_VENV)/bin/python -m pip install -q 'pytest>=8' 'syrupy>=4.6'
 	touch $@
 
-$(LIGHT_VENV)/.package-files: FORCE | $(LIGHT_VENV)/.installed-stamp
-	@if [ "$$(cat $@ 2>/dev/null)" != "$(PKG_FILES)" ]; then \
-	  echo "package files added or removed: re-laying the editable install in $(LIGHT_VENV)"; \
-	  $(LIGHT_VENV)/bin/python -m pip install -q --no-deps --no-build-isolation $(EDITABLE) . && echo "$(PKG_FILES)" > $@; \
+$(LIGHT_VENV)/.wheel-sources: FORCE $(DEV_VENV)/.installed-stamp | $(LIGHT_VENV)/.venv-stamp
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(LIGHT_SOURCES)" ]; then \
+	  echo "building the wheel and installing it into $(LIGHT_VENV)"; \
+	  rm -rf $(LIGHT_WHEELS) && \
+	  $(DEV_VENV)/bin/python -m build -q --wheel --outdir $(LIGHT_WHEELS) . && \
+	  { $(LIGHT_VENV)/bin/python -m pip uninstall -q -y gramwright 2>/dev/null || true; } && \
+	  $(LIGHT_VENV)/bin/python -m pip install -q $(LIGHT_WHEELS)/gramwright-*.whl && echo "$(LIGHT_SOURCES)" > $@; \
 	fi
 
 install: $(VENV)/.installed-stamp $(VENV)/.package-files
 
-install-light: $(LIGHT_VENV)/.installed-stamp $(LIGHT_VENV)/.package-files
+install-light: $(LIGHT_VENV)/.venv-stamp $(LIGHT_VENV)/.wheel-sources
 
 install-dev: $(DEV_VENV)/.installed-stamp $(DEV_VENV)/.package-files
 
@@ -101,6 +114,13 @@ pytest: install-dev install-light
 	GRAMWRIGHT_LIGHT_VENV=$(LIGHT_VENV) $(DEV_VENV)/bin/pytest -q
 
 test: lint typecheck layers pytest
+
+# the release artifacts: an sdist and a wheel built from it (the standard front end, build isolation),
+# their metadata checked by twine
+dist: install-dev
+	rm -rf dist
+	$(DEV_VENV)/bin/python -m build --outdir dist .
+	$(DEV_VENV)/bin/twine check --strict dist/*
 
 bench: install-dev
 	$(DEV_VENV)/bin/python -m bench.recognizer --json

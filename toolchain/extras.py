@@ -22,6 +22,7 @@ __all__ = [
     "EMBEDDED_DISTRIBUTION",
     "LOCAL_EXTRA_HINT",
     "LOCAL_MODULES",
+    "SERVER_ALTERNATIVE",
     "Installation",
     "MissingExtraError",
     "installation",
@@ -58,14 +59,22 @@ def is_local_module(name: str | None) -> bool:
     return bool(name) and str(name).partition(".")[0] in LOCAL_MODULES
 
 
-def require_local(what: str = "running a model in this process", missing: list[str] | None = None) -> None:
-    """Raise :class:`MissingExtraError` naming what to install when the ``local`` extra is absent."""
+SERVER_ALTERNATIVE = "or generate through a server with --server URL"
+
+
+def require_local(
+    what: str = "running a model in this process",
+    missing: list[str] | None = None,
+    alternative: str = SERVER_ALTERNATIVE,
+) -> None:
+    """Raise :class:`MissingExtraError` naming what to install when the ``local`` extra is absent;
+    ``alternative`` is what the user can do instead (a tokenizer has no server to fall back on)."""
     absent = missing_local() if missing is None else missing
     if not absent:
         return
     raise MissingExtraError(
         f"{what} needs the local extra (missing: {', '.join(absent)})",
-        hint=f"{LOCAL_EXTRA_HINT}, or generate through a server with --server URL",
+        hint=f"{LOCAL_EXTRA_HINT}, {alternative}" if alternative else LOCAL_EXTRA_HINT,
     )
 
 

@@ -1,9 +1,12 @@
-"""The light install (``pip install gramwright``, no ``local`` extra), as a user has it: the light
-venv's own ``gramwright`` script and its pytest with the plugin, run in fresh project folders.
+"""The light install (``pip install gramwright``, no ``local`` extra), as a user has it: the package's
+wheel installed into a clean venv, its own ``gramwright`` script and its pytest with the plugin, run
+in fresh project folders.
 
-``make test`` builds that venv (``make install-light``: ``.venv-light``, or ``GRAMWRIGHT_LIGHT_VENV``);
-where it is absent these tests skip. The venv must hold none of the model stack: the first test
-fails when a dependency starts pulling torch or transformers in again.
+``make test`` builds that venv (``make install-light``: ``.venv-light``, or ``GRAMWRIGHT_LIGHT_VENV``):
+``python -m build --wheel``, then ``pip install <wheel>`` without the constraints file; where it is
+absent these tests skip. The venv must hold none of the model stack (the first test fails when a
+dependency starts pulling torch or transformers in again), and its package must be the wheel of the
+tree under test, every package file byte for byte (a file the wheel leaves out fails here).
 """
 
 from __future__ import annotations
@@ -47,6 +50,45 @@ def test_the_light_venv_holds_no_model_stack() -> None:
     assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
+# Run by the light venv's interpreter: how gramwright was installed, and every file of the package
+# as installed (relative path -> bytes, hex), so the test compares them with the tree.
+INSTALLED = """
+import importlib.metadata as md, json, pathlib, sys
+dist = md.distribution("gramwright")
+root = pathlib.Path(dist.locate_file("gramwright"))
+files = {str(p.relative_to(root)): p.read_bytes().hex() for p in root.rglob("*")
+         if p.is_file() and "__pycache__" not in p.parts}
+json.dump({"direct_url": json.loads(dist.read_text("direct_url.json") or "{}"), "files": files}, sys.stdout)
+"""
+# the tree's package folders as the wheel lays them out (pyproject.toml [tool.setuptools.package-dir])
+PACKAGE_DIRS = {"toolchain": "", "editors": "editors/", "grammars": "grammars/"}
+SHIPPED = {".py", ".gbnf", ".json", ".typed"}
+
+
+def test_the_light_venv_runs_the_wheel_of_this_tree(tmp_path: Path) -> None:
+    # -I, away from the repository: its own gramwright.egg-info (build metadata) must not answer
+    out = _run(tmp_path, "-I", "-c", INSTALLED, program=PYTHON)
+    assert out.returncode == 0, out.stderr
+    installed = json.loads(out.stdout)
+    # a wheel (archive), not an editable install of the folder
+    assert installed["direct_url"].get("url", "").endswith(".whl"), installed["direct_url"]
+    assert "dir_info" not in installed["direct_url"]
+    stale, missing = [], []
+    for folder, prefix in PACKAGE_DIRS.items():
+        for path in sorted((REPO / folder).rglob("*")):
+            if not path.is_file() or "__pycache__" in path.parts or path.suffix not in SHIPPED:
+                continue
+            name = prefix + path.relative_to(REPO / folder).as_posix()
+            if name not in installed["files"]:
+                missing.append(name)
+            elif bytes.fromhex(installed["files"][name]) != path.read_bytes():
+                stale.append(name)
+    assert not missing, f"files the wheel left out: {missing}"
+    assert not stale, f"the light venv holds an older wheel ({stale[:5]}…): run make install-light"
+    # the compiled mask core came with the wheel (built for this platform), not from the tree
+    assert any(name.startswith("engine/_native") and name.endswith(".so") for name in installed["files"])
+
+
 def test_version_says_light() -> None:
     out = _run(REPO, "--version")
     assert out.returncode == 0, out.stderr
@@ -85,6 +127,18 @@ def test_a_model_command_names_the_extra_in_one_line(tmp_path: Path, args: list[
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: "), out.stderr
     assert LOCAL_EXTRA_HINT in out.stderr and "Traceback" not in out.stderr
     assert not (project / "out.jsonl").exists() or not (project / "out.jsonl").read_text("utf-8")
+
+
+def test_lint_with_a_tokenizer_names_the_extra_in_one_line(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project")
+    out = _run(project, "lint", "schemas/po.json", "--tokenizer", "smollm2")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: --tokenizer smollm2: "), out.stderr
+    assert LOCAL_EXTRA_HINT in out.stderr and "MissingExtraError" not in out.stderr
+    # without --tokenizer, a budget falls back to counting bytes and says why, still exit 0
+    budget = _run(project, "lint", "schemas/po.json", "--max-tokens", "64")
+    assert budget.returncode == 0, budget.stdout + budget.stderr
+    assert f"note: no tokenizer in this install ({LOCAL_EXTRA_HINT} adds one)" in budget.stderr
 
 
 def test_the_pytest_plugin_and_syrupy_extension_work(tmp_path: Path) -> None:

