@@ -109,13 +109,20 @@ def read_text(path: str, option: str) -> str:
 
 
 def check_output(output: Path | None, *inputs: str) -> None:
-    """Refuse an ``-o`` path before any work is done: its folder must exist, it must not be a
-    folder, and it must not be one of the command's inputs (the write would destroy the input)."""
+    """Refuse an output path before any work is done: it is a file (or a new name, a symlink to
+    one) or a stream (a pipe, a terminal, ``/dev/null``; ``fsutil.output_kind``), its folder
+    exists, and it is not one of the command's inputs (the write would destroy the input)."""
     if output is None:
         return
-    if output.is_dir():
-        fail(f"{output}: is a directory", "-o needs a file path")
-    parent = output.parent
+    from gramwright.fsutil import STREAM, output_kind
+
+    try:
+        kind, target = output_kind(output)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    if kind == STREAM:
+        return
+    parent = target.parent
     if not parent.is_dir():
         what = "is not a directory" if parent.exists() else "does not exist"
         fail(f"{output}: the folder {parent} {what}", "create the folder first, or write elsewhere")

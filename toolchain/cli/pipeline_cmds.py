@@ -273,6 +273,7 @@ def extract_cmd(
 ) -> None:
     fmt = common.output_format(fmt)
     common.check_output(output_path, str(input_path))
+    common.check_output(metrics_path, str(input_path), str(output_path))
     if concurrency > 1 and server is None:
         common.fail("--concurrency needs --server", "the local model runs one row at a time")
     if concurrency > 1 and stream:
