@@ -87,15 +87,24 @@ def missing_extra(exc: BaseException) -> BaseException:
 
 
 def read_bytes(path: str) -> bytes:
-    """Read a file, or stdin for ``-``; a missing file is a usage error naming the path."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    p = Path(path)
-    if not p.exists():
-        fail(f"{path}: no such file")
-    if p.is_dir():
-        fail(f"{path}: is a directory, expected a file")
-    return p.read_bytes()
+    """Read a file, or stdin for ``-``, up to the input limit (``readlimit``: an endless stream
+    costs the limit, never more); a missing, unreadable or too large file is a usage error naming
+    the path."""
+    from gramwright.readlimit import InputTooLarge, read_limited, read_stream_limited
+
+    try:
+        if path == "-":
+            return read_stream_limited(sys.stdin.buffer, "stdin")
+        p = Path(path)
+        if not p.exists():
+            fail(f"{path}: no such file")
+        if p.is_dir():
+            fail(f"{path}: is a directory, expected a file")
+        return read_limited(p)
+    except InputTooLarge as exc:
+        fail(exc.one_line())
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror or exc}")
 
 
 def read_text(path: str, option: str) -> str:

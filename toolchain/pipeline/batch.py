@@ -22,6 +22,7 @@ from typing import Any
 from gramwright.errors import PipelineError
 from gramwright.fsutil import STREAM, is_stream, output_kind
 from gramwright.pipeline.result import StructuredResult
+from gramwright.readlimit import read_limited
 from gramwright.validate import as_floats
 
 __all__ = [
@@ -55,7 +56,9 @@ def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
     rows: list[BatchInput] = []
     seen: set[str] = set()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_limited(path, "input").decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise PipelineError(f"the input is not UTF-8 (byte {exc.start})", where=str(path)) from None
     except OSError as exc:
         raise PipelineError(f"cannot read the input: {exc.strerror or exc}", where=str(path)) from None
     for n, line in enumerate(lines, 1):
