@@ -50,7 +50,8 @@ the batch. Not with --server (use --concurrency), --stream or --backend llama-cp
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --batch 4
 
 Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
-plain string — are copied from each row's source text: its "source" field, else its "text".
+plain string — are copied from each row's source text: its "source" field, else its "text",
+else its "prompt".
 Each output row lists the grounded values with their span in that text.
 
   gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
@@ -321,7 +322,8 @@ def extract_cmd(
                 backend.batch_size = batch
 
         def solve(item: Any) -> Any:
-            # grounded members copy from the row's source (built once per text, cached)
+            # grounded members copy from the row's source (built once per text, cached); a prompt
+            # row has none: run() grounds it in its prompt
             row = source.with_source(item.source) if source.grounded and item.source is not None else source
             if not stream:
                 return run(row, item.prompt, policy=policy, rules=ruleset, backend=backend)

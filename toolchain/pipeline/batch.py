@@ -45,14 +45,16 @@ SolveMany = Callable[[list["BatchInput"], Callable[["BatchInput", StructuredResu
 class BatchInput:
     id: str
     prompt: str
-    # the text x-grounded values are copied from: a row's ``source``, else its ``text``
+    # the text x-grounded values are copied from: a row's ``source``, else its ``text`` (None: the
+    # prompt itself, as ``pipeline.run`` grounds a run given no source text)
     source: str | None = None
 
 
 def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
     """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique.
     The source of grounded values is the row's ``source`` (a string) when it has one, else its
-    ``text`` (the prompt still shows the text; only grounded values are held to it)."""
+    ``text`` (the prompt still shows the text; only grounded values are held to it), else — a
+    ``{id, prompt}`` row — the prompt itself."""
     rows: list[BatchInput] = []
     seen: set[str] = set()
     try:

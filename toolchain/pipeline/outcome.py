@@ -52,6 +52,7 @@ def conclude(
     rules: RuleSet | None,
     cause: str,
     cause_error: ResultError | None,
+    source_text: str | None = None,
 ) -> StructuredResult:
     """Layer 3 (when the policy allows it), else ``failed``; the cause is always recorded."""
     errors = list(best.errors) if best else []
@@ -70,6 +71,7 @@ def conclude(
         cut=reading_cut,
         fill=policy.fallback == "rule_engine",
         budget_cut=source.cut if source is not None and source.closed_by_budget else (),
+        source_text=source_text,
     )
     dropped = (
         [Dropped(best.cut_at, "being written when the output was cut (not kept)")] if best.cut_at else []
