@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -176,8 +177,30 @@ def format_option(choices: tuple[str, ...] = HUMAN_JSON, default: str = "human")
 
 
 def device_option() -> Any:
-    """``--device``: where the model runs (``models/loader.resolve_device``)."""
-    return typer.Option("auto", "--device", help="auto (CUDA when present) | cpu | cuda.")
+    """``--device``: where the model runs (``models/loader.resolve_device``). A name it can never
+    take is refused as the command line is read, before any model loads; whether a GPU is there
+    is the loader's to say."""
+    return typer.Option(
+        "auto", "--device", help="auto (CUDA when present) | cpu | cuda | cuda:N.", callback=_check_device
+    )
+
+
+def _check_device(device: str) -> str:
+    if device in ("auto", "cpu", "cuda") or re.fullmatch(r"cuda:\d+", device):
+        return device
+    fail(f"unknown --device {device!r}", "use auto, cpu or cuda (cuda:N)")
+
+
+def nonempty_option(option: str, what: str) -> Any:
+    """A typer callback refusing an empty (or blank) text for ``option`` while the command line
+    is read: a model asked to act on nothing would only be loaded to guess."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            fail(f"{option} is empty", f"give {what}")
+        return value
+
+    return check
 
 
 def threads_option() -> Any:

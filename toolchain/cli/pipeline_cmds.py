@@ -182,8 +182,22 @@ def validate_cmd(
     rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
     jsonl: bool = typer.Option(False, "--jsonl", help="The input is JSONL even without .jsonl."),
     finish_reason: str | None = typer.Option(None, "--finish-reason", help="stop | length (one text)."),
-    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    partial_ok: bool | None = typer.Option(
+        None,
+        "--partial-ok/--no-partial-ok",
+        help=(
+            "May layer 3 return a value with optional members dropped as 'partial'?"
+            " (x-runtime partial_ok; default yes)"
+        ),
+    ),
+    allow_degrade: bool | None = typer.Option(
+        None,
+        "--allow-degrade/--no-degrade",
+        help=(
+            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
+            " that still validates? (x-runtime allow_degrade; default no)"
+        ),
+    ),
     fallback: str | None = typer.Option(
         None, "--fallback", help="none | partial | flag_for_review | rule_engine"
     ),
@@ -229,8 +243,22 @@ def extract_cmd(
     token_budget: int | None = typer.Option(None, "--token-budget", min=1),
     time_budget: float | None = typer.Option(None, "--time-budget", min=0.001, help="Seconds per row."),
     feedback: bool | None = typer.Option(None, "--feedback/--no-feedback"),
-    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    partial_ok: bool | None = typer.Option(
+        None,
+        "--partial-ok/--no-partial-ok",
+        help=(
+            "May layer 3 return a value with optional members dropped as 'partial'?"
+            " (x-runtime partial_ok; default yes)"
+        ),
+    ),
+    allow_degrade: bool | None = typer.Option(
+        None,
+        "--allow-degrade/--no-degrade",
+        help=(
+            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
+            " that still validates? (x-runtime allow_degrade; default no)"
+        ),
+    ),
     fallback: str | None = typer.Option(None, "--fallback"),
     decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
     open_objects: bool | None = typer.Option(
