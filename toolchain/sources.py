@@ -291,8 +291,10 @@ def load_source(
 
 
 def _read_text(p: Path, path: str) -> str:
+    from gramwright.readlimit import read_limited
+
     try:
-        data = p.read_bytes()
+        data = read_limited(p, "grammar source")
     except OSError as exc:
         raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
     if p.suffix.lower() != ".gbnf":  # the one schema reader: BOM, UTF-16, binary, bad UTF-8

@@ -67,8 +67,22 @@ def read_targets(paths: Sequence[str | Path], root: Path) -> list[FileSnapshot]:
                 "is outside the root", where=str(given), hint=f"give files under {root} (or --root)"
             ) from None
         resolved = resolve_path(root, rel, 0)
+        _within_limit(resolved.real, str(given))
         snaps.append(read_snapshot(resolved.path, resolved.real))
     return snaps
+
+
+def _within_limit(real: Path, where: str) -> None:
+    """A file to edit is held whole (its lines become the grammar): one past the input limit is
+    refused before it is read (``gramwright.readlimit``; a special file is the reader's refusal)."""
+    from gramwright.readlimit import InputTooLarge, input_limit
+
+    try:
+        size = real.stat().st_size
+    except OSError:
+        return  # the snapshot reader says what is wrong with it
+    if size > input_limit():
+        raise InputTooLarge(where, input_limit(), "file to edit")
 
 
 def build_edit_grammar(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -118,3 +119,83 @@ def test_generate_lists_each_grounded_value_with_its_line_and_column() -> None:
         "grounded /age: 34 at characters 22-24 of the source (line 2, column 5)",
         "grounded /email: 'maria@x' NOT in the source",
     ]
+
+
+def test_extract_grounds_prompt_rows_in_their_prompt(tmp_path: Path) -> None:
+    """Rows ``{id, prompt}`` (no ``text``, no ``source``): the prompt is the text the grounded
+    values come from, so a value it never says is not accepted as grounded (it was: every
+    grounded member took any value, and the row was ``ok`` with no grounded spans)."""
+    rows = tmp_path / "in.jsonl"
+    rows.write_text(
+        json.dumps({"id": "said", "prompt": "Contact: Maria Lopez, 34, Seville"})
+        + "\n"
+        + json.dumps({"id": "invented", "prompt": "Contact: Tom Becker from Hamburg"})
+        + "\n",
+        encoding="utf-8",
+    )
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            [
+                {
+                    "match": "Maria",
+                    "outputs": [{"text": '{"name":"Maria Lopez","city":"Seville","age":34,"email":null}'}],
+                },
+                {
+                    # "100.00" and 51 are nowhere in the prompt
+                    "match": "Tom",
+                    "outputs": [{"text": '{"name":"100.00","city":"Hamburg","age":51,"email":null}'}],
+                },
+            ]
+        )
+    )
+    out = tmp_path / "out.jsonl"
+    got = CliRunner().invoke(
+        app_with(pipeline_cmds),
+        [
+            "extract",
+            "--schema",
+            CONTACT,
+            "--input",
+            str(rows),
+            "--output",
+            str(out),
+            "--backend",
+            f"scripted:{script}",
+        ],
+    )
+    results = {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    said = results["said"]
+    assert said["status"] == "ok", said
+    spans = {g["pointer"]: (g["start"], g["end"]) for g in said["grounded"]}
+    assert spans == {"/name": (9, 20), "/city": (26, 33), "/age": (22, 24)}
+    invented = results["invented"]
+    assert invented["status"] != "ok", invented
+    assert invented.get("value") is None or invented["value"].get("name") != "100.00", invented
+    assert got.exit_code == 1, got.output
+
+
+@pytest.mark.model
+def test_extract_on_the_embedded_model_grounds_prompt_rows_in_the_prompt(tmp_path: Path) -> None:
+    """The real model under the grounded masks: every grounded value of a prompt row is copied
+    from that prompt (its span is listed and holds it)."""
+    prompts = {"1": "Contact: Maria Lopez, 34, Seville", "2": "Write to Tom Becker in Hamburg."}
+    rows = tmp_path / "in.jsonl"
+    rows.write_text("".join(json.dumps({"id": k, "prompt": v}) + "\n" for k, v in prompts.items()))
+    out = tmp_path / "out.jsonl"
+    got = CliRunner().invoke(
+        app_with(pipeline_cmds),
+        ["extract", "--schema", CONTACT, "--input", str(rows), "--output", str(out), "--max-tokens", "80"],
+    )
+    assert got.exit_code in (0, 1), got.output
+    results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {r["id"] for r in results} == set(prompts)
+    for r in results:
+        prompt = prompts[r["id"]]
+        if r["value"] is None:
+            assert r["status"] == "failed" and r["errors"], r
+            continue
+        assert r["grounded"], r  # the name is required and grounded: at least it is listed
+        for g in r["grounded"]:
+            assert g["start"] is not None, (r["id"], g)
+            assert prompt[g["start"] : g["end"]] == str(g["value"]), (r["id"], g)

@@ -253,11 +253,18 @@ def test_undefined_reference() -> None:
     assert info.value.one_line().startswith("undefined rule(s): a (used in root) (g.gbnf) — ")
 
 
-@pytest.mark.parametrize("text", ["", "# only a comment\n", 'a ::= "x"\n'])
-def test_missing_root(text: str) -> None:
+def test_missing_root() -> None:
     with pytest.raises(UndefinedRuleError) as info:
-        parse_gbnf(text)
+        parse_gbnf('a ::= "x"\n')
     assert list(info.value.missing) == ["root"]
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n"])
+def test_an_empty_grammar_says_so(text: str) -> None:
+    from gramwright.errors import GrammarError
+
+    with pytest.raises(GrammarError, match="defines no rules"):
+        parse_gbnf(text)
 
 
 def test_custom_root_name() -> None:

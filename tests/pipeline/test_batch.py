@@ -143,7 +143,7 @@ def test_validate_command_on_text_jsonl_and_stdin(tmp_path: Path) -> None:
     rows = [{"id": "a", "text": GOOD}, {"id": "b", "text": GOOD[:50], "finish_reason": "length"}]
     lines.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     both = subprocess.run(_cli("validate", "--schema", SCHEMA, str(lines)), capture_output=True, text=True)
-    assert both.returncode == 1 and "a: ok (layer 2)" in both.stdout and "b: degraded" in both.stdout
+    assert both.returncode == 1 and "a: ok (layer 2)" in both.stdout and "b: failed" in both.stdout
     piped = subprocess.run(
         _cli("validate", "--schema", SCHEMA, "-"), input="no json at all", capture_output=True, text=True
     )

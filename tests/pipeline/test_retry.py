@@ -42,6 +42,9 @@ WRONG_TOTAL = _order(total_amount=5999)  # an error rule fails at /total_amount
 BAD_OPTIONAL = _order(urgency="very urgent")  # an optional member fails its enum
 NO_SUPPLIER = _order(supplier=None)  # a required member is missing
 BAD_ITEM = _order(items=[{"name": "笔记本电脑", "qty": 0, "unit_price": 5999}])
+TWO_ITEMS_ONE_BAD = _order(
+    items=[{"name": "笔记本电脑", "qty": 2, "unit_price": 5999}, {"name": "鼠标", "qty": 0, "unit_price": 99}]
+)
 
 
 def _run(
@@ -132,15 +135,20 @@ def test_a_failed_optional_member_gives_partial() -> None:
     assert 0 < result.confidence < 0.9**2
 
 
-def test_a_required_member_missing_is_degraded_never_partial() -> None:
-    result, _ = _run(NO_SUPPLIER, NO_SUPPLIER, NO_SUPPLIER)
-    assert result.status == "degraded" and result.degraded
+def test_a_required_member_missing_is_never_returned_as_a_value() -> None:
+    # neither partial nor degraded: a degraded value still lacks nothing the schema requires
+    result, _ = _run(NO_SUPPLIER, NO_SUPPLIER, NO_SUPPLIER, allow_degrade=True)
+    assert result.status == "failed" and result.value is None and not result.degraded
     assert any(e.keyword == "required" for e in result.errors)
 
 
 def test_a_dropped_array_element_is_degraded() -> None:
-    result, _ = _run(BAD_ITEM, max_attempts=1, fallback="partial", allow_degrade=True)
-    assert result.status == "degraded" and "/items/0" in [d.pointer for d in result.dropped]
+    result, _ = _run(TWO_ITEMS_ONE_BAD, max_attempts=1, fallback="partial", allow_degrade=True)
+    assert result.status == "degraded" and "/items/1" in [d.pointer for d in result.dropped]
+    assert not validate_value(result.value, SOURCE.schema)
+    # the only item bad: dropping it leaves the required list empty, so nothing is returned
+    alone, _ = _run(BAD_ITEM, max_attempts=1, fallback="partial", allow_degrade=True)
+    assert alone.status == "failed" and alone.value is None
 
 
 def test_high_risk_and_fallback_none_never_salvage() -> None:
@@ -150,8 +158,10 @@ def test_high_risk_and_fallback_none_never_salvage() -> None:
 
 
 def test_flag_for_review_marks_every_result_that_is_not_ok() -> None:
-    result, _ = _run(NO_SUPPLIER, max_attempts=1, fallback="flag_for_review")
+    result, _ = _run(TWO_ITEMS_ONE_BAD, max_attempts=1, fallback="flag_for_review")
     assert result.needs_review and result.status == "degraded"
+    failed, _ = _run(NO_SUPPLIER, max_attempts=1, fallback="flag_for_review")
+    assert failed.needs_review and failed.status == "failed"
     ok, _ = _run(GOOD, fallback="flag_for_review")
     assert not ok.needs_review
 

@@ -80,8 +80,10 @@ async def test_a_grounded_schema_copies_from_each_rows_text(tmp_path: Path) -> N
         await pilot.press(*str(source), "enter")
         await wait_for(pilot, lambda: "done:" in screen_text(app), 60.0)
         rows = {r["id"]: r for r in map(json.loads, (tmp_path / "notes.out.jsonl").read_text().splitlines())}
-        # the spans are each row's own: "Lyon" is in r1's text, not in r2's
-        spans = {rid: {g["pointer"]: g["start"] for g in row["grounded"]} for rid, row in rows.items()}
-        assert spans["r1"] == {"/name": 0, "/city": texts["r1"].index("Lyon"), "/age": 10}
-        assert spans["r2"] == {"/name": 0, "/city": None, "/age": texts["r2"].index("34")}
-        assert "last row: r2 · ok · layer 1 · grounded 2/3 in its source" in screen_text(app)
+        # the spans are each row's own: "Lyon" is in r1's text, not in r2's — so r2's answer,
+        # which says Lyon, is not accepted as grounded (its city is required: the row fails)
+        spans = {g["pointer"]: g["start"] for g in rows["r1"]["grounded"]}
+        assert spans == {"/name": 0, "/city": texts["r1"].index("Lyon"), "/age": 10}
+        assert rows["r1"]["status"] == "ok" and rows["r2"]["status"] == "failed"
+        assert {"pointer": "/city", "keyword": "x-grounded"}.items() <= rows["r2"]["errors"][0].items()
+        assert "last row: r2 · failed" in screen_text(app)

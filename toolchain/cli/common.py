@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -87,15 +88,24 @@ def missing_extra(exc: BaseException) -> BaseException:
 
 
 def read_bytes(path: str) -> bytes:
-    """Read a file, or stdin for ``-``; a missing file is a usage error naming the path."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    p = Path(path)
-    if not p.exists():
-        fail(f"{path}: no such file")
-    if p.is_dir():
-        fail(f"{path}: is a directory, expected a file")
-    return p.read_bytes()
+    """Read a file, or stdin for ``-``, up to the input limit (``readlimit``: an endless stream
+    costs the limit, never more); a missing, unreadable or too large file is a usage error naming
+    the path."""
+    from gramwright.readlimit import InputTooLarge, read_limited, read_stream_limited
+
+    try:
+        if path == "-":
+            return read_stream_limited(sys.stdin.buffer, "stdin")
+        p = Path(path)
+        if not p.exists():
+            fail(f"{path}: no such file")
+        if p.is_dir():
+            fail(f"{path}: is a directory, expected a file")
+        return read_limited(p)
+    except InputTooLarge as exc:
+        fail(exc.one_line())
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror or exc}")
 
 
 def read_text(path: str, option: str) -> str:
@@ -109,13 +119,20 @@ def read_text(path: str, option: str) -> str:
 
 
 def check_output(output: Path | None, *inputs: str) -> None:
-    """Refuse an ``-o`` path before any work is done: its folder must exist, it must not be a
-    folder, and it must not be one of the command's inputs (the write would destroy the input)."""
+    """Refuse an output path before any work is done: it is a file (or a new name, a symlink to
+    one) or a stream (a pipe, a terminal, ``/dev/null``; ``fsutil.output_kind``), its folder
+    exists, and it is not one of the command's inputs (the write would destroy the input)."""
     if output is None:
         return
-    if output.is_dir():
-        fail(f"{output}: is a directory", "-o needs a file path")
-    parent = output.parent
+    from gramwright.fsutil import STREAM, output_kind
+
+    try:
+        kind, target = output_kind(output)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+    if kind == STREAM:
+        return
+    parent = target.parent
     if not parent.is_dir():
         what = "is not a directory" if parent.exists() else "does not exist"
         fail(f"{output}: the folder {parent} {what}", "create the folder first, or write elsewhere")
@@ -160,8 +177,30 @@ def format_option(choices: tuple[str, ...] = HUMAN_JSON, default: str = "human")
 
 
 def device_option() -> Any:
-    """``--device``: where the model runs (``models/loader.resolve_device``)."""
-    return typer.Option("auto", "--device", help="auto (CUDA when present) | cpu | cuda.")
+    """``--device``: where the model runs (``models/loader.resolve_device``). A name it can never
+    take is refused as the command line is read, before any model loads; whether a GPU is there
+    is the loader's to say."""
+    return typer.Option(
+        "auto", "--device", help="auto (CUDA when present) | cpu | cuda | cuda:N.", callback=_check_device
+    )
+
+
+def _check_device(device: str) -> str:
+    if device in ("auto", "cpu", "cuda") or re.fullmatch(r"cuda:\d+", device):
+        return device
+    fail(f"unknown --device {device!r}", "use auto, cpu or cuda (cuda:N)")
+
+
+def nonempty_option(option: str, what: str) -> Any:
+    """A typer callback refusing an empty (or blank) text for ``option`` while the command line
+    is read: a model asked to act on nothing would only be loaded to guess."""
+
+    def check(value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            fail(f"{option} is empty", f"give {what}")
+        return value
+
+    return check
 
 
 def threads_option() -> Any:

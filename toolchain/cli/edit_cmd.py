@@ -51,7 +51,13 @@ def register(app: typer.Typer) -> None:
 
 def edit_cmd(
     files: list[Path] = typer.Argument(..., metavar="FILE...", help="The files the model may change."),
-    instruction: str = typer.Option(..., "--instruction", "-i", help="What to change."),
+    instruction: str = typer.Option(
+        ...,
+        "--instruction",
+        "-i",
+        help="What to change.",
+        callback=common.nonempty_option("--instruction", "what to change, e.g. -i 'Change PORT to 9000'"),
+    ),
     edit_format: EditFormatChoice = typer.Option(
         EditFormatChoice.search_replace, "--edit-format", help="Patch format the model writes."
     ),

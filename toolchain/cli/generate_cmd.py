@@ -65,7 +65,13 @@ def register(app: typer.Typer) -> None:
 
 
 def generate_cmd(
-    prompt: str = typer.Option(..., "--prompt", "-p", help="The user request."),
+    prompt: str = typer.Option(
+        ...,
+        "--prompt",
+        "-p",
+        help="The user request.",
+        callback=common.nonempty_option("--prompt", "the request, e.g. --prompt 'A cat named Tom, 3'"),
+    ),
     schema: str | None = typer.Option(None, "--schema", help="A JSON Schema file."),
     grammar: str | None = typer.Option(None, "--grammar", help="A .gbnf file or bundled name."),
     model: str | None = typer.Option(
@@ -197,56 +203,67 @@ def generate_cmd(
         )
     console = Console(stderr=True)
     echo_tokens = fmt == "human" and sys.stdout.isatty()
-    # the CLI owns its (short) process: no full collections over the engine's memo tables
-    # while it generates (a library leaves the collector alone; see engine/collector.py)
-    with common.user_errors(), frozen_after_cold_masks():
-        # the source first: a bad schema fails before a model is loaded
-        source = load_for_generation(
-            schema or grammar or "", open_objects=_objects(open_objects, close_objects), ground=ground
-        )
-        if source.grounded:
-            text = prompt if source_path is None else common.read_text(source_path, "--source")
-            source = source.with_source(text)
-            console.print(render.grounding_line(source, source_path))
-        generator: Any
-        if backend == "llama-cpp":
-            from gramwright.llamacpp_generation import LlamaCppGenerator
-
-            generator = LlamaCppGenerator(model)
-        else:
-            generator = Generator(model, device=device, threads=threads, dtype=dtype)
-        if not no_constrain:  # a budget below the shortest output: refused before the model loads
-            generator.check_budget(source, max_tokens)
-        with console.status("loading model…") as status:
-            lm = generator.load_model(progress=lambda msg: status.update(msg))
-        if backend == "llama-cpp":
-            console.print(f"model {generator.name} in llama.cpp ({generator.load_s:.1f}s)")
-        else:
-            console.print(render.model_line(lm))
-        if stream:
-            raise typer.Exit(
-                _stream(
-                    generator,
-                    source,
-                    prompt,
-                    SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
-                    constrain=not no_constrain,
-                    timeout=timeout,
-                    rendering=rendering,
-                    fast_forward=fast_forward,
-                )
+    # the tokens so far: echoed to a terminal, and kept for the cancelled result Ctrl-C prints
+    typed = _Typed(echo=echo_tokens)
+    try:
+        # the CLI owns its (short) process: no full collections over the engine's memo tables
+        # while it generates (a library leaves the collector alone; see engine/collector.py)
+        with common.user_errors(), frozen_after_cold_masks():
+            # the source first: a bad schema fails before a model is loaded
+            source = load_for_generation(
+                schema or grammar or "", open_objects=_objects(open_objects, close_objects), ground=ground
             )
-        result = generator.run(
-            source,
-            prompt,
-            sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
-            constrain=not no_constrain,
-            on_token=render.show_token if echo_tokens else None,
-            schema_prompt=rendering,
-            **({"reasoning": reasoning} if reasoning is not None else {}),
-            # llama.cpp's backend decodes on its own (no fast-forward there)
-            **({} if backend == "llama-cpp" else {"fast_forward": fast_forward}),
-        )
+            if source.grounded:
+                text = prompt if source_path is None else common.read_text(source_path, "--source")
+                source = source.with_source(text)
+                console.print(render.grounding_line(source, source_path))
+            generator: Any
+            if backend == "llama-cpp":
+                from gramwright.llamacpp_generation import LlamaCppGenerator
+
+                generator = LlamaCppGenerator(model)
+            else:
+                generator = Generator(model, device=device, threads=threads, dtype=dtype)
+            if not no_constrain:  # a budget below the shortest output: refused before the model loads
+                generator.check_budget(source, max_tokens)
+            with console.status("loading model…") as status:
+                lm = generator.load_model(progress=lambda msg: status.update(msg))
+            if backend == "llama-cpp":
+                console.print(f"model {generator.name} in llama.cpp ({generator.load_s:.1f}s)")
+            else:
+                console.print(render.model_line(lm))
+            if stream:
+                raise typer.Exit(
+                    _stream(
+                        generator,
+                        source,
+                        prompt,
+                        SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                        constrain=not no_constrain,
+                        timeout=timeout,
+                        rendering=rendering,
+                        fast_forward=fast_forward,
+                    )
+                )
+            result = generator.run(
+                source,
+                prompt,
+                sampling=SamplingOptions(max_tokens, temperature, top_k, top_p, seed),
+                constrain=not no_constrain,
+                on_token=typed.append if echo_tokens or fmt == "json" else None,
+                schema_prompt=rendering,
+                **({"reasoning": reasoning} if reasoning is not None else {}),
+                # llama.cpp's backend decodes on its own (no fast-forward there)
+                **({} if backend == "llama-cpp" else {"fast_forward": fast_forward}),
+            )
+    except KeyboardInterrupt:
+        if fmt == "json":  # a script reading stdout still gets one JSON value, saying so
+            typer.echo(common.dump_json(typed.cancelled(constrained=not no_constrain)), nl=False)
+        else:
+            typer.echo("\ncancelled (Ctrl-C)", err=True)
+        from gramwright.cli.streaming_cli import EXIT_INTERRUPTED
+
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if fmt == "json":
         typer.echo(common.dump_json(result.to_dict()), nl=False)
     else:
@@ -254,6 +271,31 @@ def generate_cmd(
         for line in render.stderr_lines(result, max_tokens, source.source_text):
             typer.echo(line, err=True)
     raise typer.Exit(common.EXIT_OK if result.ok else common.EXIT_FINDINGS)
+
+
+class _Typed:
+    """The steps of a run as they come (``append`` is the ``on_token`` callback)."""
+
+    def __init__(self, *, echo: bool) -> None:
+        self.echo = echo
+        self.parts: list[bytes] = []
+
+    def append(self, step: Any) -> None:
+        self.parts.append(step.text)
+        if self.echo:
+            from gramwright.cli.render.generate import show_token
+
+            show_token(step)
+
+    def cancelled(self, *, constrained: bool) -> dict[str, Any]:
+        """What a cancelled run had written: not a result to use (``valid`` false)."""
+        return {
+            "text": b"".join(self.parts).decode("utf-8", "replace"),
+            "finish_reason": "cancelled",
+            "tokens": len(self.parts),
+            "constrained": constrained,
+            "valid": False,
+        }
 
 
 def _stream(

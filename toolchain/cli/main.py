@@ -59,8 +59,21 @@ def _root(
             " core runs, then exit."
         ),
     ),
+    max_input_mb: int | None = typer.Option(
+        None,
+        "--max-input-mb",
+        min=1,
+        help=(
+            "Read at most this many MiB of any one input: a document, schema, grammar, patch, source"
+            " text or JSONL file (default 64, or $GRAMWRIGHT_MAX_INPUT_MB). Example: gramwright"
+            " --max-input-mb 256 check s.json big.json"
+        ),
+    ),
 ) -> None:
+    from gramwright.readlimit import set_input_limit
+
     common.STATE.debug = debug
+    set_input_limit(max_input_mb)
 
 
 def _register() -> None:

@@ -50,7 +50,8 @@ the batch. Not with --server (use --concurrency), --stream or --backend llama-cp
   gramwright extract --schema po.json --input in.jsonl --output out.jsonl --batch 4
 
 Grounded values (docs/grounding.md): members marked "x-grounded": true — or, with --ground, every
-plain string — are copied from each row's source text: its "source" field, else its "text".
+plain string — are copied from each row's source text: its "source" field, else its "text",
+else its "prompt".
 Each output row lists the grounded values with their span in that text.
 
   gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
@@ -181,8 +182,22 @@ def validate_cmd(
     rules: str | None = typer.Option(None, "--rules", help="A rules file (CEL rules, fallback)."),
     jsonl: bool = typer.Option(False, "--jsonl", help="The input is JSONL even without .jsonl."),
     finish_reason: str | None = typer.Option(None, "--finish-reason", help="stop | length (one text)."),
-    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    partial_ok: bool | None = typer.Option(
+        None,
+        "--partial-ok/--no-partial-ok",
+        help=(
+            "May layer 3 return a value with optional members dropped as 'partial'?"
+            " (x-runtime partial_ok; default yes)"
+        ),
+    ),
+    allow_degrade: bool | None = typer.Option(
+        None,
+        "--allow-degrade/--no-degrade",
+        help=(
+            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
+            " that still validates? (x-runtime allow_degrade; default no)"
+        ),
+    ),
     fallback: str | None = typer.Option(
         None, "--fallback", help="none | partial | flag_for_review | rule_engine"
     ),
@@ -228,8 +243,22 @@ def extract_cmd(
     token_budget: int | None = typer.Option(None, "--token-budget", min=1),
     time_budget: float | None = typer.Option(None, "--time-budget", min=0.001, help="Seconds per row."),
     feedback: bool | None = typer.Option(None, "--feedback/--no-feedback"),
-    partial_ok: bool | None = typer.Option(None, "--partial-ok/--no-partial-ok"),
-    allow_degrade: bool | None = typer.Option(None, "--allow-degrade/--no-degrade"),
+    partial_ok: bool | None = typer.Option(
+        None,
+        "--partial-ok/--no-partial-ok",
+        help=(
+            "May layer 3 return a value with optional members dropped as 'partial'?"
+            " (x-runtime partial_ok; default yes)"
+        ),
+    ),
+    allow_degrade: bool | None = typer.Option(
+        None,
+        "--allow-degrade/--no-degrade",
+        help=(
+            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
+            " that still validates? (x-runtime allow_degrade; default no)"
+        ),
+    ),
     fallback: str | None = typer.Option(None, "--fallback"),
     decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
     open_objects: bool | None = typer.Option(
@@ -273,6 +302,7 @@ def extract_cmd(
 ) -> None:
     fmt = common.output_format(fmt)
     common.check_output(output_path, str(input_path))
+    common.check_output(metrics_path, str(input_path), str(output_path))
     if concurrency > 1 and server is None:
         common.fail("--concurrency needs --server", "the local model runs one row at a time")
     if concurrency > 1 and stream:
@@ -320,7 +350,8 @@ def extract_cmd(
                 backend.batch_size = batch
 
         def solve(item: Any) -> Any:
-            # grounded members copy from the row's source (built once per text, cached)
+            # grounded members copy from the row's source (built once per text, cached); a prompt
+            # row has none: run() grounds it in its prompt
             row = source.with_source(item.source) if source.grounded and item.source is not None else source
             if not stream:
                 return run(row, item.prompt, policy=policy, rules=ruleset, backend=backend)

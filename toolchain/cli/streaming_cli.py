@@ -25,6 +25,7 @@ def check_stream(loaded: Any, *, exact: bool, fmt: str, stdin: IO[bytes] | None 
     that can never complete the moment it is read, and the whole-document verdict at the end.
     Exit 0 only when the stream ended complete and valid."""
     from gramwright.cli.render import stream as render
+    from gramwright.readlimit import InputTooLarge, input_limit
     from gramwright.streaming.check import StreamCheck
 
     reader = stdin or sys.stdin.buffer
@@ -37,7 +38,11 @@ def check_stream(loaded: Any, *, exact: bool, fmt: str, stdin: IO[bytes] | None 
     check = StreamCheck(loaded, exact=exact, flexible=flexible)
     # read1: whatever the pipe holds now (a plain read would wait for 64 KiB or the end)
     read1 = getattr(reader, "read1", reader.read)
+    limit, seen = input_limit(), 0
     while piece := read1(CHUNK):
+        seen += len(piece)
+        if seen > limit:  # an endless stream is read up to the limit, never more
+            raise InputTooLarge("stdin", limit, "document")
         rejected = check.feed(piece)
         if rejected is not None:
             render.check_rejected(rejected, fmt)

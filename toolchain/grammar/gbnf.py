@@ -45,6 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from gramwright.errors import GrammarError
 from gramwright.grammar.errors import GrammarSyntaxError, UndefinedRuleError
 from gramwright.grammar.ir import (
     EMPTY,
@@ -104,6 +105,13 @@ def parse_gbnf(text: str, source: str = "", root: str = "root") -> Grammar:
     and :class:`UndefinedRuleError` when ``root`` or a referenced rule is not defined.
     """
     rules = _Parser(text, source).parse()
+    if not rules:  # said as what it is, not as a missing root rule
+        what = "empty" if not text.strip() else "only comments and blank lines"
+        raise GrammarError(
+            f"the grammar file is {what}: it defines no rules",
+            where=source or None,
+            hint=f'write at least a {root} rule, e.g. {root} ::= "yes" | "no"',
+        )
     if root not in rules:
         raise UndefinedRuleError({root: ["<start>"]}, source)
     grammar = Grammar({root: rules[root], **rules}, root)

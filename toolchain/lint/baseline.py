@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from gramwright.errors import SourceError
 from gramwright.lint.diagnostic import Diagnostic, LintReport
+from gramwright.readlimit import read_limited
 
 __all__ = [
     "BASELINE_VERSION",
@@ -100,7 +101,7 @@ def load_baseline(path: Path) -> list[BaselineEntry]:
     if not path.is_file():
         raise SourceError(where, "no such baseline file", "create it with --update-baseline")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_limited(path, "baseline").decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise SourceError(where, f"not a baseline file: {exc}", "rewrite it with --update-baseline") from None
     items = doc.get("findings") if isinstance(doc, dict) else None

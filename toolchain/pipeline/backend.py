@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gramwright.errors import BudgetTooSmall, PipelineError
+from gramwright.readlimit import read_limited
 
 if TYPE_CHECKING:
     from gramwright.decode.prompt import SchemaRendering
@@ -229,7 +230,7 @@ class ScriptedBackend:
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedBackend:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = json.loads(read_limited(path, "script").decode("utf-8"))
         except (OSError, ValueError) as exc:
             raise PipelineError(f"cannot read the script: {exc}", where=str(path)) from None
         scripts = data.get("scripts") if isinstance(data, dict) else data

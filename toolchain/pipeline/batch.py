@@ -10,6 +10,7 @@ the two writes are re-derived from the output, so the two files always describe 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -19,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import PipelineError
+from gramwright.fsutil import STREAM, is_stream, output_kind
 from gramwright.pipeline.result import StructuredResult
+from gramwright.readlimit import read_limited
 from gramwright.validate import as_floats
 
 __all__ = [
@@ -42,18 +45,22 @@ SolveMany = Callable[[list["BatchInput"], Callable[["BatchInput", StructuredResu
 class BatchInput:
     id: str
     prompt: str
-    # the text x-grounded values are copied from: a row's ``source``, else its ``text``
+    # the text x-grounded values are copied from: a row's ``source``, else its ``text`` (None: the
+    # prompt itself, as ``pipeline.run`` grounds a run given no source text)
     source: str | None = None
 
 
 def read_inputs(path: Path, template: str = "{text}") -> list[BatchInput]:
     """Rows ``{id, prompt}`` or ``{id, text}`` (``text`` goes through ``template``); ids unique.
     The source of grounded values is the row's ``source`` (a string) when it has one, else its
-    ``text`` (the prompt still shows the text; only grounded values are held to it)."""
+    ``text`` (the prompt still shows the text; only grounded values are held to it), else — a
+    ``{id, prompt}`` row — the prompt itself."""
     rows: list[BatchInput] = []
     seen: set[str] = set()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_limited(path, "input").decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise PipelineError(f"the input is not UTF-8 (byte {exc.start})", where=str(path)) from None
     except OSError as exc:
         raise PipelineError(f"cannot read the input: {exc.strerror or exc}", where=str(path)) from None
     for n, line in enumerate(lines, 1):
@@ -92,8 +99,10 @@ def _fill(template: str, text: str, where: str) -> str:
 
 
 def read_done(path: Path) -> list[dict[str, Any]]:
-    """The complete rows of a JSONL output (a torn last line is cut off the file)."""
-    if not path.exists():
+    """The complete rows of a JSONL output (a torn last line is cut off the file). A stream (a
+    pipe, a terminal, ``/dev/null``) holds nothing to resume from, and reading one would block or
+    never end: it has no rows."""
+    if not path.exists() or is_stream(path):
         return []
     data = path.read_bytes()
     rows: list[dict[str, Any]] = []
@@ -117,15 +126,25 @@ class JsonlAppender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        try:
+            # a pipe or a device is written as a stream; a directory or a socket is refused
+            self._stream = output_kind(path)[0] == STREAM
+            self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise PipelineError(f"cannot write: {exc.strerror or exc}", where=str(path)) from None
 
     def append(self, row: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._fh.flush()
+            if not self._stream:  # a device or a pipe has nothing to sync (and says EINVAL)
+                os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise PipelineError(f"cannot write: {exc.strerror or exc}", where=str(self.path)) from None
 
     def close(self) -> None:
-        self._fh.close()
+        with contextlib.suppress(OSError):  # a failed flush was already reported by append()
+            self._fh.close()
 
 
 def output_row(rid: str, result: StructuredResult) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from gramwright.pipeline.extraction import Reading, read_json_text
 from gramwright.pipeline.prefix import close_prefix
 from gramwright.pipeline.result import ResultError
 from gramwright.pipeline.rules import RuleSet
-from gramwright.pipeline.salvage import content_errors
+from gramwright.pipeline.salvage import content_errors, ungrounded_errors
 from gramwright.validate import CUT_REASONS, parse_document
 
 if TYPE_CHECKING:
@@ -53,7 +53,11 @@ def judge_text(
     registry: SchemaRegistry | None,
     rules: RuleSet | None,
     made_with_mask: bool,
+    source_text: str | None = None,
 ) -> Judged:
+    """``source_text``: the text the schema's ``x-grounded`` values must come from; a value not
+    in it is an error (a mask built from it cannot make one, a scripted reply or a server that
+    does not carry grounding can)."""
     if finish_reason in CUT_REASONS:
         found = Judged(index, cut=True)
         found.errors.append(
@@ -81,6 +85,8 @@ def judge_text(
         if reading.truncated:
             found.errors.append(ResultError("", "finish_reason", "the text ends mid-value: it was cut"))
     found.errors.extend(content_errors(found.value, schema, registry, rules))
+    if source_text is not None:
+        found.errors.extend(ungrounded_errors(found.value, schema, source_text))
     return found
 
 

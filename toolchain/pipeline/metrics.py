@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import PipelineError
+from gramwright.readlimit import read_limited
 
 __all__ = ["read_metrics", "summarize", "summary_lines"]
 
@@ -24,7 +25,7 @@ __all__ = ["read_metrics", "summarize", "summary_lines"]
 def read_metrics(path: Path) -> list[dict[str, Any]]:
     """Metrics rows, one per id (a row written twice — a crash between two writes — counts once)."""
     try:
-        data = path.read_bytes()
+        data = read_limited(path, "metrics file")
     except OSError as exc:
         raise PipelineError(f"cannot read the metrics: {exc.strerror or exc}", where=str(path)) from None
     hint = "give the JSONL file `extract --metrics` wrote"

@@ -52,6 +52,7 @@ def conclude(
     rules: RuleSet | None,
     cause: str,
     cause_error: ResultError | None,
+    source_text: str | None = None,
 ) -> StructuredResult:
     """Layer 3 (when the policy allows it), else ``failed``; the cause is always recorded."""
     errors = list(best.errors) if best else []
@@ -68,8 +69,11 @@ def conclude(
         registry=registry,
         rules=rules,
         cut=reading_cut,
-        fill=policy.fallback == "rule_engine",
+        # the rules' fallback block is itself the opt-in to computed members: it applies whenever
+        # layer 3 runs, not only when the fallback is also named rule_engine
+        fill=bool(rules and rules.fills),
         budget_cut=source.cut if source is not None and source.closed_by_budget else (),
+        source_text=source_text,
     )
     dropped = (
         [Dropped(best.cut_at, "being written when the output was cut (not kept)")] if best.cut_at else []
@@ -83,10 +87,14 @@ def conclude(
         and not kept.filled
         and policy.may_be_partial
     )
+    # content_errors checks rules only on a schema-valid value: rule errors alone mean the schema passed
+    schema_ok = kept.valid or all(e.keyword == "rule" for e in kept.errors)
     status: Status
     if partial:
         status, degraded = "partial", False
-    elif policy.may_degrade and kept.value not in (None, {}, []):
+    elif (policy.may_degrade or kept.filled) and schema_ok and kept.value not in (None, {}, []):
+        # degraded still lacks nothing the schema requires: a value missing a required member, or
+        # failing the schema anywhere, is not returned as a value (the result is failed)
         status, degraded = "degraded", True
     else:
         failed.dropped = dropped
@@ -104,8 +112,6 @@ def conclude(
         dropped=dropped,
         filled=kept.filled,
     )
-    # content_errors checks rules only on a schema-valid value: rule errors alone mean the schema passed
-    schema_ok = kept.valid or all(e.keyword == "rule" for e in kept.errors)
     leaves = (count_leaves(best.value), count_leaves(kept.value))
     return _finish(result, best, policy, leaves=leaves, passes=(schema_ok, kept.valid))
 

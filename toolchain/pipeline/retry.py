@@ -82,6 +82,7 @@ def run(
     once per text and cached: retries rebuild nothing); the result lists each grounded value's
     span in it."""
     compiled, policy = prepare(source, policy, source_text, **overrides)
+    compiled = ground_in_prompt(compiled, prompt)
     if backend is None and server is not None:
         from gramwright.serving.backend import ServerBackend
 
@@ -116,6 +117,15 @@ def prepare(
     if source_text is not None:
         compiled = compiled.with_source(source_text)
     return compiled, policy
+
+
+def ground_in_prompt(compiled: CompiledSource, prompt: str) -> CompiledSource:
+    """A schema with ``x-grounded`` members and no source text of its own copies their values from
+    the prompt: in extraction the prompt is the text the values come from. Without this, grounded
+    members would fall back to any value at all, and the result would look grounded when it was not."""
+    if compiled.grounded and compiled.source_text is None:
+        return compiled.with_source(prompt)
+    return compiled
 
 
 def check_budget(backend: Any, source: CompiledSource, policy: Policy) -> None:
@@ -232,6 +242,7 @@ class _Loop:
                 registry=self.source.registry,
                 rules=self.rules,
                 made_with_mask=constrain,
+                source_text=self.source.source_text,
             )
             if out.grammar_error:  # a server that did not enforce the grammar: never ok
                 judged.errors.insert(0, ResultError("", "grammar", out.grammar_error))
@@ -293,6 +304,7 @@ class _Loop:
             rules=self.rules,
             cause=cause,
             cause_error=cause_error,
+            source_text=self.source.source_text,
         )
 
     def _spent(self, tokens: bool) -> tuple[str, ResultError]:

@@ -24,7 +24,15 @@ from gramwright.errors import BudgetTooSmall
 from gramwright.pipeline.backend import AttemptOutput, AttemptRequest, Backend
 from gramwright.pipeline.policy import Policy
 from gramwright.pipeline.result import StructuredResult
-from gramwright.pipeline.retry import Attempts, RulesArg, attempts, check_budget, prepare, resolve_rules
+from gramwright.pipeline.retry import (
+    Attempts,
+    RulesArg,
+    attempts,
+    check_budget,
+    ground_in_prompt,
+    prepare,
+    resolve_rules,
+)
 from gramwright.sources import CompiledSource
 
 if TYPE_CHECKING:
@@ -118,7 +126,11 @@ def run_rows(
     while waiting or live:
         while waiting and len(live) < window:
             index, row = waiting.popleft()
-            grounded = compiled.with_source(row.source_text) if row.source_text is not None else compiled
+            grounded = (
+                compiled.with_source(row.source_text)
+                if row.source_text is not None
+                else ground_in_prompt(compiled, row.prompt)
+            )
             check_budget(backend, grounded, policy)  # as ``run`` refuses it, before any model loads
             advance(
                 index, attempts(grounded, row.prompt, policy=policy, rules=ruleset, sampling=sampling), None

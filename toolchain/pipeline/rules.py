@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from gramwright.errors import PipelineError
 from gramwright.pointer import join_pointer
+from gramwright.readlimit import read_limited
 
 __all__ = ["ENTRY_POINT_GROUP", "FillSpec", "RuleSet", "RuleSpec", "field_pointer", "load_rules"]
 
@@ -123,7 +124,7 @@ def load_rules(path: str | Path | None = None, *, schema: Any = None) -> RuleSet
 
 def _file_rules(path: Path) -> RuleSet:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_limited(path, "rules file").decode("utf-8"))
     except OSError as exc:
         raise PipelineError(f"cannot read the rules file: {exc.strerror or exc}", where=str(path)) from None
     except ValueError as exc:

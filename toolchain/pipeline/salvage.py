@@ -28,7 +28,7 @@ from gramwright.validate import validate_value
 if TYPE_CHECKING:
     from gramwright.schema.resolve import SchemaRegistry
 
-__all__ = ["Salvage", "content_errors", "salvage"]
+__all__ = ["Salvage", "content_errors", "salvage", "ungrounded_errors"]
 
 
 @dataclass
@@ -59,6 +59,19 @@ def content_errors(
     ]
 
 
+def ungrounded_errors(value: Any, schema: Any, source_text: str) -> list[ResultError]:
+    """One error per ``x-grounded`` value of ``value`` that ``source_text`` does not hold (a mask
+    built from the text cannot make one; a scripted reply, or a server that does not carry
+    grounding, can)."""
+    from gramwright.schema.grounding import grounded_values
+
+    return [
+        ResultError(g.pointer, "x-grounded", f"{g.value!r} is not in the source text (x-grounded)")
+        for g in grounded_values(value, schema, source_text)
+        if not g.found
+    ]
+
+
 def salvage(
     value: Any,
     schema: Any,
@@ -68,7 +81,19 @@ def salvage(
     cut: bool = False,
     fill: bool = False,
     budget_cut: list[str] | tuple[str, ...] = (),
+    source_text: str | None = None,
 ) -> Salvage:
+    """The value with what fails taken out (or filled by the rules' fallback), until what is left
+    passes; ``source_text``: grounded values must be in it (one that is not is dropped too)."""
+
+    def content_errors(
+        value: Any, schema: Any, registry: SchemaRegistry | None, rules: RuleSet | None
+    ) -> list[ResultError]:
+        found = _content_errors(value, schema, registry, rules)
+        if source_text is not None and not found:
+            found = ungrounded_errors(value, schema, source_text)
+        return found
+
     out = Salvage(copy.deepcopy(value), valid=False, budget_cut=list(budget_cut))
     if cut:
         last = _last_leaf(out.value)
@@ -188,3 +213,6 @@ def _count(value: Any) -> int:
     if isinstance(value, list):
         return 1 + sum(_count(v) for v in value)
     return 1
+
+
+_content_errors = content_errors  # salvage() shadows the name with the grounded check added

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gramwright.readlimit import read_limited
 from gramwright.schema.depth import JSON_NESTING, MAX_JSON_DEPTH, check_json_depth, json_depth
 from gramwright.schema.errors import SchemaLoadError, SchemaTooDeep
 from gramwright.schema.facts import json_type
@@ -92,7 +93,7 @@ def load_schema(path: str | Path, *, any_value: bool = False) -> tuple[Any, str]
     if p.is_dir():
         raise SchemaLoadError(str(path), "is a directory, not a schema file")
     try:
-        data = p.read_bytes()
+        data = read_limited(p, "schema")
     except FileNotFoundError:
         raise SchemaLoadError(str(path), "no such file") from None
     except OSError as exc:

@@ -36,6 +36,7 @@ from referencing.jsonschema import (
 )
 
 from gramwright.pointer import join_pointer
+from gramwright.readlimit import InputTooLarge, read_limited
 from gramwright.schema.errors import SchemaLoadError, UnsupportedSchema
 from gramwright.schema.facts import VALIDATION_VOCABULARY
 from gramwright.schema.load import read_schema_bytes
@@ -157,7 +158,11 @@ class SchemaRegistry:
                 # Never fetched: only the local registry can answer.
                 raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs alias
             # the one schema reader: a referenced file is read like the root one (BOM, depth, ...)
-            doc = read_schema_bytes(path.read_bytes(), str(path), any_value=True)
+            try:
+                data = read_limited(path, "schema")
+            except InputTooLarge as exc:  # said as a reader's error, so the lookup names the file
+                raise SchemaLoadError(str(path), exc.message, hint=exc.hint) from None
+            doc = read_schema_bytes(data, str(path), any_value=True)
             self._docs[uri] = doc
             draft = draft_of_dialect(doc.get("$schema"), self.root_draft) if isinstance(doc, dict) else 2020
             self._index_doc(doc, uri + "#", draft)

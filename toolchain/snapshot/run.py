@@ -135,7 +135,9 @@ def in_ci(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
 
 
 def _render(path: Path, config: SnapshotConfig, version: str) -> tuple[str, CompiledSource, str]:
-    data = path.read_bytes()
+    from gramwright.readlimit import read_limited
+
+    data = read_limited(path, "grammar source")
     sha = hashlib.sha256(data).hexdigest()
     # What `gramwright compile` prints: compact whitespace, the specification's open objects.
     compiled = load_source(str(path))

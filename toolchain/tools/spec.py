@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gramwright.errors import GramwrightError
+from gramwright.readlimit import read_limited
 
 __all__ = ["NAME_RE", "Tool", "ToolSet", "ToolsError", "load_tools", "parse_tools"]
 
@@ -76,7 +77,7 @@ def load_tools(path: str | Path) -> ToolSet:
     """Read a tools file (JSON). Raises :class:`ToolsError` with the file and what to fix."""
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = read_limited(path, "tools file").decode("utf-8-sig")
     except FileNotFoundError:
         raise ToolsError(
             "no such file", where=where, hint="give a JSON file with OpenAI's tools list"
