@@ -87,6 +87,11 @@ def result_text(result: EditResult, max_tokens: int) -> Text:
         text.stylize("yellow", len(text) - len(cut) - 60, len(text))
     else:
         text.append(" · closed_by_budget: no", style="dim")
+    if result.at_bound:
+        blocks = ", ".join(f"block {c['block']} ({c['path']})" for c in result.at_bound)
+        text.append(
+            f"\n{blocks}: reached the new-lines bound, which closed it; a line may be missing", style="yellow"
+        )
     text.append(f"\ngrammar {result.grammar_ms:.0f} ms · engine {result.engine_ms:.0f} ms", style="dim")
     if result.parse_error:
         text.append(f"\n✗ the output does not parse: {result.parse_error}", style="red")
