@@ -56,6 +56,23 @@ def test_lint_of_a_schema_whose_referenced_file_has_an_approximated_keyword_ends
     assert wrap_part.index("ref/external") < wrap_part.index("file://")
 
 
+def test_lint_sarif_of_a_ref_cycle_across_files_ends(tmp_path: Path) -> None:
+    # found by bench.fuzz_files: the compile error's pointer is file:///…/c1.json#/$ref, and the
+    # SARIF region lookup walked its parents (file: is its own) forever
+    _write(tmp_path / "c1.json", {"$ref": "c2.json"})
+    _write(tmp_path / "c2.json", {"anyOf": [{"$ref": "c1.json"}, {"type": "null"}]})
+    a = _write(tmp_path / "a.json", {"$ref": "c1.json"})
+    done = subprocess.run(
+        [sys.executable, "-m", "gramwright.cli.main", "lint", str(a), "--format", "sarif"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    results = json.loads(done.stdout)["runs"][0]["results"]
+    assert any("refers to itself" in r["message"]["text"] for r in results), results
+
+
 def test_lint_says_a_relative_ref_is_read_from_disk_and_a_url_is_not_fetched(tmp_path: Path) -> None:
     wrap = _ticket_pair(tmp_path)
     text = runner.invoke(app, ["lint", str(wrap)]).stdout

@@ -60,8 +60,10 @@ def last_token(pointer: str) -> str:
 
 
 def parent_pointer(pointer: str) -> str:
-    """The pointer one level up (the whole document is its own parent)."""
-    return pointer.rsplit("/", 1)[0] if pointer else ""
+    """The pointer one level up (the whole document is its own parent). Text with no ``/`` left
+    (what remains of a URI such as ``file:///s.json#/a``) goes up to the whole document, so that
+    a walk up the parents always ends."""
+    return pointer.rsplit("/", 1)[0] if "/" in pointer else ""
 
 
 _WS = re.compile(r"[ \t\n\r]*")

@@ -145,6 +145,9 @@ class EditResult:
     # and patch line; their REPLACE text (+ lines) may be cut short (``cut_blocks``)
     cut: list[dict[str, Any]] = field(default_factory=list)
     refused: str | None = None  # why ``apply`` wrote nothing although the patch applies
+    # the blocks (runs of + lines) whose new lines reached ``max_replace_lines``: the bound, not
+    # the model, may have closed them, so their new text may be cut (``bound_reached``)
+    at_bound: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def finish_reason(self) -> str:
@@ -177,6 +180,7 @@ class EditResult:
             "closed_by_budget": self.closed_by_budget,
             "cut": list(self.cut),
             "refused": self.refused,
+            "at_bound": list(self.at_bound),
             "applied": bool(self.applied and self.applied.applied),
             "backup_id": self.applied.entry_id if self.applied else None,
             "diff": self.diff,
@@ -201,6 +205,44 @@ def cut_blocks(patch: Patch, text: str, offset: int) -> list[dict[str, Any]]:
     return [
         {"block": i + 1, "path": path, "patch_line": at} for i, (at, path) in enumerate(parts) if i >= first
     ]
+
+
+def bound_reached(text: str, fmt: EditFormat, bound: int | None) -> list[dict[str, Any]]:
+    """The blocks of a patch ``text`` whose new lines number exactly ``bound`` (a SEARCH/REPLACE
+    block's REPLACE section; a diff's run of ``+`` lines): the grammar closes a block there
+    whatever the model would have written next, so a line it meant to keep may be missing.
+    1-based blocks (diff: runs) with their file and patch line."""
+    if not bound:
+        return []
+    found: list[dict[str, Any]] = []
+    path, state, count, head = "", "", 0, 0
+    lines = text.splitlines()
+    udiff = fmt is EditFormat.UDIFF
+    for number, line in enumerate([*lines, ""], start=1):
+        if udiff:
+            if line.startswith("+++ "):
+                path = line[4:].removeprefix("b/")
+            elif line.startswith("+") and not line.startswith("+++ "):
+                head = head or number
+                count += 1
+                continue
+            if count == bound:
+                found.append({"block": len(found) + 1, "path": path, "patch_line": head})
+            count, head = 0, 0
+        elif state == "replace":
+            if line.startswith(">>>>>>> REPLACE") or line.startswith("======="):
+                if count == bound:
+                    found.append({"block": len(found) + 1, "path": path, "patch_line": head})
+                state = ""
+            else:
+                count += 1
+        elif line.startswith("<<<<<<< SEARCH"):
+            state, head = "search", number - 1
+        elif state == "search" and line.startswith("======="):
+            state, count = "replace", 0
+        elif not state and line:
+            path = line
+    return found
 
 
 def _parse(
@@ -310,6 +352,7 @@ def generate_edit(
             result.metrics["mask_share_of_forward"] = round(mean_ms / forward, 4)
     if patch is None:
         return result
+    result.at_bound = bound_reached(generation.text, fmt, max_replace_lines)
     if generation.closing_offset is not None:
         result.cut = cut_blocks(patch, generation.text, generation.closing_offset)
     # the files as read for the grammar: each is read once (the apply re-checks their hashes)

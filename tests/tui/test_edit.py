@@ -166,3 +166,35 @@ async def test_generate_on_the_embedded_model_stream_review_apply_undo(
         await pilot.press("y")
         await wait_for(pilot, lambda: (project / "app" / "config.py").read_bytes() == CONFIG)
         assert git(project, "status", "--porcelain") == ""
+
+
+async def test_the_focused_field_is_named_and_marked_and_first_focus_fits(project: Path) -> None:
+    """Keys typed on the edit screen went into the model and budget fields unseen: every field
+    is named on its border, the focused one marked, and the first focus is what to do first."""
+    app = GramwrightApp(None, sources=(project / "app" / "config.py",), root=project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await edit_screen(pilot)
+        await pilot.pause()
+        # a file is picked: the instruction comes first, and the screen says so
+        assert app.focused is screen.query_one("#edit-instruction", Input)
+        text = screen_text(app)
+        assert "▸ instruction" in text, text
+        for name in ("format", "model", "tokens", "new lines"):
+            assert f"─ {name} ─" in text, (name, text)
+        assert "256" in text  # the whole budget is visible, not its last digits
+        # tab to the model field: the mark moves with the focus, so what a key changes is visible
+        await pilot.press("tab", "tab")
+        assert app.focused is screen.query_one("#edit-model", Input)
+        text = screen_text(app)
+        assert "▸ model" in text and "▸ instruction" not in text, text
+        await pilot.press("tab")
+        assert "▸ tokens" in screen_text(app)
+        assert text.count("▸ ") == 1
+    # no file picked: the tree comes first (an instruction alone generates nothing)
+    app = GramwrightApp(None, sources=(project,), root=project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await edit_screen(pilot)
+        await pilot.pause()
+        assert app.focused is screen.file_tree
+        text = screen_text(app)
+        assert "▸ Project" in text and "▸ instruction" not in text, text

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -41,6 +41,18 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_TOKENS = 256
 FORMATS = (EditFormat.SEARCH_REPLACE, EditFormat.UDIFF)
+# every focusable field's name, on its border: without them the option fields are bare boxes
+# ("embedded", "256") and a key typed into the wrong one changes the model or the budget unseen.
+# The focused field's name carries FOCUS_MARK (and the stylesheet colours its border).
+FIELD_TITLES = {
+    "edit-tree": "Project · enter picks a file",
+    "edit-instruction": "instruction · enter generates",
+    "edit-format": "format",
+    "edit-model": "model",
+    "edit-max-tokens": "tokens",
+    "edit-max-lines": "new lines",
+}
+FOCUS_MARK = "▸ "
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,11 @@ def result_text(result: EditResult, max_tokens: int) -> Text:
         text.stylize("yellow", len(text) - len(cut) - 60, len(text))
     else:
         text.append(" · closed_by_budget: no", style="dim")
+    if result.at_bound:
+        blocks = ", ".join(f"block {c['block']} ({c['path']})" for c in result.at_bound)
+        text.append(
+            f"\n{blocks}: reached the new-lines bound, which closed it; a line may be missing", style="yellow"
+        )
     text.append(f"\ngrammar {result.grammar_ms:.0f} ms · engine {result.engine_ms:.0f} ms", style="dim")
     if result.parse_error:
         text.append(f"\n✗ the output does not parse: {result.parse_error}", style="red")
@@ -138,12 +155,15 @@ class EditScreen(Screen[None]):
                     )
                     yield Input(self.model or "", placeholder="embedded", id="edit-model")
                     yield Input(
-                        str(DEFAULT_MAX_TOKENS), type="integer", id="edit-max-tokens", tooltip="max tokens"
+                        str(DEFAULT_MAX_TOKENS),
+                        type="integer",
+                        id="edit-max-tokens",
+                        tooltip="the token budget",
                     )
                     yield Input(
                         "",
                         type="integer",
-                        placeholder="max lines",
+                        placeholder="no bound",
                         id="edit-max-lines",
                         tooltip="at most N new lines per block (a small model repeats itself)",
                     )
@@ -162,12 +182,26 @@ class EditScreen(Screen[None]):
         return cast("Tree[str]", self.query_one("#edit-tree", Tree))
 
     def on_mount(self) -> None:
-        self.file_tree.border_title = "Project · enter picks a file"
         self.query_one("#edit-stream").border_title = "Patch, as the model writes it"
         self.sub_title = f"edit · {self.root}"
         self._build_tree()
         self._show_picked()
-        self.query_one("#edit-instruction", Input).focus()
+        # the first thing to do: pick a file when none is, else write the instruction
+        first = self.query_one("#edit-instruction", Input) if self.picked else self.file_tree
+        first.focus()
+        self._mark_focus(first.id)
+
+    def _mark_focus(self, focused: str | None) -> None:
+        """Name every field on its border, the focused one with :data:`FOCUS_MARK`."""
+        for ident, title in FIELD_TITLES.items():
+            self.query_one(f"#{ident}").border_title = FOCUS_MARK + title if ident == focused else title
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._mark_focus(event.widget.id)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if self.focused is None or self.focused is event.widget:
+            self._mark_focus(None)
 
     def _build_tree(self) -> None:
         tree = self.file_tree

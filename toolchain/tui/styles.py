@@ -65,8 +65,23 @@ Screen { layout: vertical; }
 #edit-options { height: 3; }
 #edit-format { width: 22; }
 #edit-model { width: 1fr; }
-#edit-max-tokens { width: 9; }
-#edit-max-lines { width: 15; }
+#edit-max-tokens { width: 14; }
+#edit-max-lines { width: 17; }
+/* every field named on its border; the focused one in the accent colour, its name bold */
+#edit-instruction, #edit-model, #edit-max-tokens, #edit-max-lines, #edit-format {
+    border: round $secondary 50%;
+    border-title-color: $text-muted;
+    background: $surface;
+}
+#edit-format > SelectCurrent { border: none; height: 1; padding: 0 1; background: $surface; }
+#edit-instruction:focus, #edit-model:focus, #edit-max-tokens:focus, #edit-max-lines:focus,
+#edit-format:focus-within {
+    border: round $accent;
+    border-title-color: $accent;
+    border-title-style: bold;
+    background: $accent 12%;
+}
+#edit-format:focus-within > SelectCurrent { background: $accent 12%; }
 #edit-progress-bar { height: 1; }
 #edit-status { width: 1fr; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
 #edit-progress { width: 24; }

@@ -29,6 +29,13 @@ def render_edit(result: EditResult) -> str:
     if result.cut:
         blocks = ", ".join(f"{c['block']} ({c['path']}:{c['patch_line']})" for c in result.cut)
         lines.append(f"closed by the budget: block(s) {blocks} may be cut short")
+    if result.at_bound:
+        what = "REPLACE" if result.format.value == "search-replace" else "run of + lines"
+        blocks = ", ".join(f"{c['block']} ({c['path']}:{c['patch_line']})" for c in result.at_bound)
+        lines.append(
+            f"block(s) {blocks}: the {what} reached --max-replace-lines, which closed it; a line the"
+            " model meant to write (or keep) may be missing: read the diff, or raise the bound"
+        )
     if result.refused:
         lines.append(result.refused)
     prefix_ok = result.report is not None and result.report.ok
