@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from gramwright.recognizer import Recognizer
@@ -90,7 +91,7 @@ def validator_verdict(loaded: CompiledSource, data: bytes) -> ValidatorVerdict |
     if deep is not None:
         return ValidatorVerdict(None, [deep])
     try:
-        value = parse_document(text)
+        value = _integral_as_int(parse_document(text))
     except (ValueError, RecursionError):
         return None
     import re
@@ -103,6 +104,18 @@ def validator_verdict(loaded: CompiledSource, data: bytes) -> ValidatorVerdict |
     except (referencing.exceptions.Unresolvable, re.error, LookupError, ValueError, TypeError) as exc:
         return ValidatorVerdict(None, [f"the validator could not run: {type(exc).__name__}: {exc}"])
     return ValidatorVerdict(not issues, [str(issue) for issue in issues])
+
+
+def _integral_as_int(value: Any) -> Any:
+    """Decimals with no fraction (``9998.0``, ``1e2``) as ints: JSON Schema counts them as integers,
+    and the validator's type check only knows ints and floats."""
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral_as_int(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _integral_as_int(v) for k, v in value.items()}
+    return value
 
 
 def approximations(loaded: CompiledSource) -> list[dict[str, str]]:

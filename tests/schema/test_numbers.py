@@ -196,10 +196,77 @@ def test_draft4_exclusive_minimum_boolean() -> None:
     assert check(6)
 
 
-def test_unbounded_multiple_of_three_is_reported() -> None:
+def test_unbounded_multiple_of_three_is_exact() -> None:
     check = Checker({"type": "integer", "multipleOf": 3})
-    assert check(9)
-    assert check.status("/multipleOf") == "approximated"
+    assert check(9) and check(-123456) and check(0) and not check(10) and not check(-7)
+    assert check.status("/multipleOf") == "exact"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "integer", "multipleOf": 7, "minimum": 0},
+        {"type": "integer", "multipleOf": 7, "minimum": -5000, "maximum": 123456},
+        {"type": "integer", "multipleOf": 13, "exclusiveMinimum": 100, "maximum": 100000},
+        {"type": "integer", "multipleOf": 6, "maximum": -10},
+        {"type": "number", "multipleOf": 3, "minimum": 1.5},
+        {"type": "integer", "multipleOf": 12, "minimum": 11, "maximum": 10**12},
+    ],
+)
+def test_multiple_of_over_large_ranges_is_exact(schema: dict[str, object]) -> None:
+    import random
+
+    import jsonschema
+
+    rng = random.Random(7)
+    check = Checker(schema)
+    referee = jsonschema.Draft202012Validator(schema)
+    k = int(schema["multipleOf"])  # type: ignore[call-overload]
+    values = [*range(-150, 150), *(rng.randint(-(10**7), 10**7) for _ in range(300))]
+    values += [k * rng.randint(-(10**6), 10**6) for _ in range(300)] + [123452, 123456, 123459, 99996, 10**12]
+    for v in values:
+        assert check(v) == referee.is_valid(v), (schema, v)
+    assert check.status("/multipleOf") == "exact"
+
+
+def test_multiple_of_past_the_state_limit_reports_its_size() -> None:
+    check = Checker({"type": "integer", "multipleOf": 4999, "minimum": 0})
+    entry = next(e for e in check.compiled.report if e.pointer == "/multipleOf")
+    assert entry.status == "approximated" and "14997 automaton states (limit 4096)" in entry.reason
+    assert check(4999 * 3) and check(1)  # a superset: the bound holds, divisibility is left to validation
+    assert not check(-4999)
+
+
+def test_random_walks_under_multiple_of_write_only_multiples() -> None:
+    import random
+
+    from gramwright.recognizer import Recognizer, compile_grammar
+    from tests.support.schema import compiled
+
+    rng = random.Random(3)
+    ended = 0
+    for k, lo, hi in ((3, None, None), (7, -5000, 123456), (13, 101, None)):
+        schema: dict[str, object] = {"type": "integer", "multipleOf": k}
+        if lo is not None:
+            schema["minimum"] = lo
+        if hi is not None:
+            schema["maximum"] = hi
+        rec = Recognizer(compile_grammar(compiled(schema).grammar))
+        for _ in range(200):
+            rec.reset()
+            out = bytearray()
+            for _step in range(12):
+                if rec.is_accepting() and (rng.random() < 0.3 or not rec.allowed_bytes()):
+                    v = int(out.decode())
+                    assert v % k == 0 and (lo is None or v >= lo) and (hi is None or v <= hi), (schema, v)
+                    ended += 1
+                    break
+                allowed = sorted(rec.allowed_bytes())
+                assert allowed, (schema, bytes(out))
+                byte = rng.choice(allowed)
+                rec.feed(bytes([byte]))
+                out.append(byte)
+    assert ended >= 300
 
 
 def test_int_range_empty() -> None:

@@ -181,7 +181,7 @@ class NumberResult:
     approximated: dict[str, str] = field(default_factory=dict)  # "bounds" | "multipleOf" | "not" → reason
 
 
-def _int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
+def int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
     lo = hi = None
     if spec.lower is not None:
         b, ex = spec.lower
@@ -192,7 +192,7 @@ def _int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
     return lo, hi
 
 
-def _integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
+def integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
     """The integer k such that the multipleOf constraints on integers mean 'divisible by k'.
 
     A rational multipleOf p/q (lowest terms) admits the integer n iff p divides n. Returns
@@ -208,9 +208,9 @@ def _integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
 
 
 def integer_expr(spec: NumberSpec) -> NumberResult:
-    lo, hi = _int_bounds(spec)
+    lo, hi = int_bounds(spec)
     res = NumberResult(None)
-    k, _ = _integer_multiple(spec)
+    k, _ = integer_multiple(spec)
     excluded = sorted({int(v) for v in spec.excluded if v.denominator == 1})
     if lo is not None and hi is not None and lo > hi:
         return res
