@@ -223,7 +223,7 @@ def check_problems(source: Any, data: bytes, pieces: list[bytes]) -> tuple[list[
     from gramwright.api import check_document
     from gramwright.streaming.check import StreamCheck
 
-    whole = check_document(source, data)
+    whole = check_document(source, data, form="bytes")  # the stream judges bytes as they come
     rejected = whole.message.startswith("rejected")  # the verdict before any diagnosis note
     stream = StreamCheck(source)
     early = None

@@ -25,11 +25,14 @@ PRETTY = b'{\n  "id": 7,\n  "tags": [\n    "a",\n    "b"\n  ]\n}\n'
 
 
 def _check(loaded: CompiledSource, data: bytes, *, exact: bool = False, flexible: bool = True) -> CheckResult:
+    """The bytes form (generation's own form), whose rejections carry the diagnosis; the document
+    form is tested in tests/cli/test_check_as_written.py."""
+
     def flex() -> CompiledSource:
         return load_source(loaded.name, whitespace="flexible")
 
     rec = Recognizer(compile_grammar(loaded.grammar))
-    return check_document(loaded, rec, data, exact=exact, flexible=flex if flexible else None)
+    return check_document(loaded, rec, data, exact=exact, flexible=flex if flexible else None, form="bytes")
 
 
 def _gbnf(tmp_path: Path, text: str) -> CompiledSource:

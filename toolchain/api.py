@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gramwright.sources import CompiledSource, Whitespace, load_source
 
 if TYPE_CHECKING:
-    from gramwright.checking import CheckResult
+    from gramwright.checking import CheckForm, CheckResult
     from gramwright.lint import LintReport
 
 __all__ = ["check_document", "compile_source", "lint_schema"]
@@ -43,11 +43,15 @@ def check_document(
     document: bytes | str,
     *,
     exact: bool = False,
+    form: CheckForm = "document",
 ) -> CheckResult:
-    """Does ``document`` belong to the grammar, byte for byte? The verdict says where it stopped,
-    what was allowed there and which schema keyword was at work; for a rejected schema document,
-    whether whitespace or member order is the cause. A final newline the grammar does not accept
-    is ignored unless ``exact``."""
+    """Does ``document`` belong to the grammar? The verdict says where it stopped, what was
+    allowed there and which schema keyword was at work. A schema's grammar judges the document
+    as written (``form="document"``: its JSON value in any member order, number spelling and
+    whitespace; the verdict says when it rests on an approximated keyword, with the validator's
+    verdict) or byte for byte as generation writes it (``form="bytes"``: a rejection says whether
+    whitespace, member order or number form is the cause). A GBNF grammar is always judged byte
+    for byte. A final newline the grammar does not accept is ignored unless ``exact``."""
     from gramwright.checking import check_document as check
     from gramwright.recognizer import Recognizer, compile_grammar
 
@@ -60,7 +64,7 @@ def check_document(
         def flexible() -> CompiledSource:
             return compiled.with_whitespace("flexible")
 
-    return check(compiled, recognizer, data, exact=exact, flexible=flexible)
+    return check(compiled, recognizer, data, exact=exact, flexible=flexible, form=form)
 
 
 def lint_schema(

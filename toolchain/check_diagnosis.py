@@ -25,7 +25,7 @@ from typing import Any
 from gramwright.recognizer import Recognizer, compile_grammar
 from gramwright.sources import CompiledSource
 
-__all__ = ["Diagnosis", "diagnose", "without_whitespace"]
+__all__ = ["Diagnosis", "diagnose", "without_whitespace", "without_whitespace_mapped"]
 
 # a JSON string (kept as it is) or a run of JSON's insignificant whitespace (dropped)
 _TOKEN_GAP = re.compile(rb'("(?:[^"\\]|\\.)*")|[ \t\n\r]+', re.DOTALL)
@@ -83,6 +83,23 @@ class Diagnosis:
 def without_whitespace(data: bytes) -> bytes:
     """JSON text with the whitespace between its tokens removed (strings kept byte for byte)."""
     return _TOKEN_GAP.sub(lambda m: m.group(1) or b"", data)
+
+
+def without_whitespace_mapped(data: bytes) -> tuple[bytes, list[int]]:
+    """:func:`without_whitespace` and, for each byte kept, its offset in ``data``."""
+    out = bytearray()
+    where: list[int] = []
+    pos = 0
+    for m in _TOKEN_GAP.finditer(data):
+        out += data[pos : m.start()]
+        where.extend(range(pos, m.start()))
+        if m.group(1):
+            out += m.group(1)
+            where.extend(range(m.start(), m.end()))
+        pos = m.end()
+    out += data[pos:]
+    where.extend(range(pos, len(data)))
+    return bytes(out), where
 
 
 def diagnose(

@@ -98,7 +98,7 @@ def test_check_says_when_only_the_member_order_differs(tmp_path: Path) -> None:
     schema = _schema_file(tmp_path)
     swapped = tmp_path / "swapped.json"
     swapped.write_text('{"b":"x","a":1}')
-    result = runner.invoke(app, ["check", str(schema), str(swapped), "--format", "json"])
+    result = runner.invoke(app, ["check", str(schema), str(swapped), "--format", "json", "--form", "bytes"])
     assert result.exit_code == 1
     verdict = json.loads(result.stdout)
     assert verdict["accepted"] is False
@@ -107,7 +107,9 @@ def test_check_says_when_only_the_member_order_differs(tmp_path: Path) -> None:
 
     wrong = tmp_path / "wrong.json"
     wrong.write_text('{"b":"x","a":"1"}')  # no order helps: a is not an integer
-    verdict = json.loads(runner.invoke(app, ["check", str(schema), str(wrong), "--format", "json"]).stdout)
+    verdict = json.loads(
+        runner.invoke(app, ["check", str(schema), str(wrong), "--format", "json", "--form", "bytes"]).stdout
+    )
     assert verdict["reason"] == "rejected"
     assert "reordered_text" not in verdict
 
@@ -203,11 +205,13 @@ def test_check_pretty_documents_with_whitespace_flexible(tmp_path: Path) -> None
     schema = _schema_file(tmp_path)
     pretty = tmp_path / "pretty.json"
     pretty.write_text('{\n  "a": 1,\n  "b": "x"\n}\n')
-    result = runner.invoke(app, ["check", str(schema), str(pretty)])
+    result = runner.invoke(app, ["check", str(schema), str(pretty), "--form", "bytes"])
     assert result.exit_code == 1
     assert "whitespace is the cause" in result.stderr and "--whitespace flexible" in result.stderr
     assert "member" not in result.stderr  # the members are in order: order is not blamed
-    verdict = json.loads(runner.invoke(app, ["check", str(schema), str(pretty), "-f", "json"]).stdout)
+    verdict = json.loads(
+        runner.invoke(app, ["check", str(schema), str(pretty), "-f", "json", "--form", "bytes"]).stdout
+    )
     assert verdict["reason"] == "whitespace" and verdict["flexible_accepts"] is True
     assert "reordered_text" not in verdict
     flexible = runner.invoke(app, ["check", str(schema), str(pretty), "--whitespace", "flexible"])

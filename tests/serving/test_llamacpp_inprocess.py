@@ -33,7 +33,7 @@ def test_outputs_under_our_masks_are_accepted_by_the_recognizer(generator: Llama
     source = load_source(SCHEMA).for_generation()
     gen = generator.run(source, PROMPT, sampling=SamplingOptions(max_tokens=96))
     assert gen.finish_reason == "stop", gen.text
-    assert check_document(source, gen.text).accepted, gen.text
+    assert check_document(source, gen.text, form="bytes").accepted, gen.text
     assert gen.validation is not None and gen.validation.valid, gen.validation
     assert gen.metrics["backend"] == "llama-cpp" and gen.metrics["tokens_per_s"] > 0
     assert 0.0 <= gen.metrics["clipped_mass_avg"] <= 1.0 and gen.metrics["mask_us_p50"] > 0
@@ -45,7 +45,7 @@ def test_a_tight_budget_closes_the_output_in_time(generator: LlamaCppGenerator) 
     gen = generator.run(source, PROMPT, sampling=SamplingOptions(max_tokens=33))
     assert gen.finish_reason == "stop" and gen.tokens <= 33
     assert gen.closed_by_budget and gen.metrics["closing_steps"] > 0
-    assert check_document(source, gen.text).accepted, gen.text
+    assert check_document(source, gen.text, form="bytes").accepted, gen.text
     json.loads(gen.text)
 
 
@@ -53,6 +53,6 @@ def test_the_pipeline_runs_on_it(generator: LlamaCppGenerator) -> None:
     source = load_source(SCHEMA).for_generation()
     result = run(source, PROMPT, backend=GeneratorBackend(generator))
     assert result.attempts and all(a.finish_reason == "stop" for a in result.attempts)
-    assert all(check_document(source, a.text).accepted for a in result.attempts)
+    assert all(check_document(source, a.text, form="bytes").accepted for a in result.attempts)
     assert all(a.clipped_mass is not None for a in result.attempts)  # measured in the hook
     assert result.ok == (not result.attempts[-1].errors)

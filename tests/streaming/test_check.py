@@ -26,7 +26,7 @@ def test_reported_the_moment_the_byte_is_read() -> None:
     assert check.progress().state == "incomplete"
     verdict = check.feed(b'"n":7')  # maximum 5: "7" can never complete
     assert verdict is not None and verdict.reason == "rejected"
-    whole = check_document(source(), b'{"name":"a","n":7}')
+    whole = check_document(source(), b'{"name":"a","n":7}', form="bytes")
     assert (
         (verdict.offset, verdict.line, verdict.column)
         == (whole.offset, whole.line, whole.column)
@@ -63,7 +63,7 @@ def test_line_and_column_count_characters_across_pieces() -> None:
     check = StreamCheck(flexible)
     for piece in (b'{\n "name": "\xc3', b'\xa9t\xc3\xa9",\n', b' "n": 9'):
         verdict = check.feed(piece)
-    whole = check_document(flexible, b'{\n "name": "\xc3\xa9t\xc3\xa9",\n "n": 9')
+    whole = check_document(flexible, b'{\n "name": "\xc3\xa9t\xc3\xa9",\n "n": 9', form="bytes")
     assert verdict is not None and (verdict.line, verdict.column) == (whole.line, whole.column) == (3, 7)
 
 
@@ -77,7 +77,7 @@ def test_a_final_newline_is_held_until_the_stream_says() -> None:
     assert check.feed(doc + b"\n") is None
     verdict = check.feed(b" ")  # more after it: the newline was refused where it stands
     assert verdict is not None and verdict.offset == len(doc)
-    assert check_document(source(), doc + b"\n ").offset == len(doc)
+    assert check_document(source(), doc + b"\n ", form="bytes").offset == len(doc)
     check = StreamCheck(source(), exact=True)
     verdict = check.feed(doc + b"\n")
     assert verdict is not None and verdict.offset == len(doc)

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from gramwright.api import check_document
+from gramwright.checking import CheckForm
 from gramwright.cli import common, tools_cli
 from gramwright.cli.render import grammar as render
 from gramwright.cli.serving_cli import check_engine_name, check_with_engine, compile_to_target
@@ -44,20 +45,25 @@ Examples:
   gramwright compile docs/examples/contact_grounded.json --target lark --source note.txt   # grounded
 """
 
-CHECK_HELP = """Check that a document belongs to a grammar (byte for byte).
+CHECK_HELP = """Check that a document belongs to a grammar.
 
 Exit 0 accepted, 1 rejected (stderr says where, what was allowed, and which schema keyword),
-2 usage or grammar error. The bytes are checked as they are; one final newline (\\n or \\r\\n)
-that the grammar does not accept there is ignored, and the verdict says so (--exact: never).
-A schema's grammar is compact by default: for pretty-printed documents use --whitespace flexible.
-When a document is rejected only for its whitespace, member order or number form, the verdict
-says which, and shows the text that is accepted.
+2 usage or grammar error. Under a schema a JSON document is judged as written (--form document,
+the default): its value, in any member order, number spelling (100.0, 1e2) and whitespace, by
+the schema's grammar; where the compile report lists an approximated keyword the verdict says
+that it rests on one, and the validator (jsonschema) decides there. --form bytes judges the bytes
+as generation writes them (compact, members in schema order, canonical numbers) and says which
+difference is the cause of a rejection. A GBNF grammar is always judged byte for byte. One final
+newline (\\n or \\r\\n) that the grammar does not accept there is ignored, and the verdict says so
+(--exact: never).
 
 Examples:
 
   gramwright check grammars/json.gbnf doc.json
 
-  gramwright check schema.json pretty.json --whitespace flexible
+  gramwright check schema.json other-tool-output.json
+
+  gramwright check schema.json pretty.json --form bytes --whitespace flexible
 
   echo '{"a":1}' | gramwright check schema.json -
 
@@ -188,6 +194,12 @@ def check_cmd(
     ),
     fmt: str = common.format_option(),
     whitespace: str = typer.Option("compact", help="Schemas: compact | flexible (bounded)."),
+    form: str = typer.Option(
+        "document",
+        "--form",
+        help="Schemas: document (the value as written, any member order and number spelling) "
+        "| bytes (byte for byte as generation writes it).",
+    ),
     engine: str | None = typer.Option(
         None, "--engine", help="Also run it through the exports in xgrammar | llguidance (bench extra)."
     ),
@@ -195,6 +207,9 @@ def check_cmd(
     fmt = common.output_format(fmt)
     space = _whitespace(whitespace)
     check_engine_name(engine)
+    if form not in ("document", "bytes"):
+        common.fail(f"unknown --form {form!r}", "use document or bytes")
+    judged_form: CheckForm = "bytes" if form == "bytes" or engine is not None else "document"
     with common.user_errors():
         loaded = load_source(grammar, whitespace=space)
     if stream:
@@ -210,7 +225,7 @@ def check_cmd(
         common.fail("gramwright check: missing argument DOCUMENT", "see 'gramwright check --help'")
     data = common.read_bytes(document)
     with common.user_errors():
-        verdict = check_document(loaded, data, exact=exact)
+        verdict = check_document(loaded, data, exact=exact, form=judged_form)
     if engine is not None:  # the server's engine decides the exit code (docs/serving.md)
         if fmt == "human":
             typer.echo(f"gramwright: {verdict.message}", err=True)

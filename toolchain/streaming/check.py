@@ -125,5 +125,5 @@ class StreamCheck:
             self.rejected = rejection(self._loaded, bytes(self._data), self._held)
         rec = Recognizer(compile_grammar(self._loaded.grammar))
         return check_document(
-            self._loaded, rec, bytes(self._data), exact=self._exact, flexible=self._flexible
+            self._loaded, rec, bytes(self._data), exact=self._exact, flexible=self._flexible, form="bytes"
         )

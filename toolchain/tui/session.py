@@ -141,7 +141,10 @@ class SchemaSession:
         def flexible() -> CompiledSource:
             return view.loaded.with_whitespace("flexible")
 
-        return check_document(view.loaded, Recognizer(view.recognizer_grammar()), data, flexible=flexible)
+        # the editor shows the grammar's own form (what generation writes), byte for byte
+        return check_document(
+            view.loaded, Recognizer(view.recognizer_grammar()), data, flexible=flexible, form="bytes"
+        )
 
     def save(self, text: str, path: Path | None = None) -> Path:
         target = path or self.path

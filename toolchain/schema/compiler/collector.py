@@ -75,6 +75,7 @@ class Collector:
     min_properties: int = 0
     max_properties: int | None = None
     props_count_ptrs: list[str] = field(default_factory=list)
+    props_count_noted: bool = False  # the widened count's report entry already says why
 
     def restrict_types(self, allowed: set[str]) -> None:
         self.types &= allowed

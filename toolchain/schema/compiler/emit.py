@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gramwright.grammar.ir import Expr, alt, literal, seq
 from gramwright.schema.compiler import keywords as kw
 from gramwright.schema.compiler.collector import Collector
-from gramwright.schema.compiler.numbers import number_expr
+from gramwright.schema.compiler.numbers import NumberResult, NumberSpec, number_expr
 from gramwright.schema.compiler.parts import Part
 from gramwright.schema.errors import UnsatisfiableSchema
 
@@ -204,6 +204,8 @@ def _numbers(c: Compiler, col: Collector, hint: str) -> Expr | None:
     spec.allow_frac = "fraction" in col.types
     spec.float_integrals = spec.allow_frac and c.registry.root_draft <= 4
     result = number_expr(spec)
+    if result.approximated.get("multipleOf", "").startswith("divisibility by") and not spec.excluded:
+        _divisible(c, spec, result, hint)
     for role, reason in result.approximated.items():
         ptrs = {"bounds": col.bound_ptrs, "multipleOf": col.multiple_ptrs, "not": col.negation_ptrs}[role]
         for ptr in ptrs:
@@ -215,6 +217,23 @@ def _numbers(c: Compiler, col: Collector, hint: str) -> Expr | None:
     if result.expr is None:
         raise TypeUnsat("no number satisfies the numeric keywords")
     return result.expr
+
+
+def _divisible(c: Compiler, spec: NumberSpec, result: NumberResult, hint: str) -> None:
+    """Integer ``multipleOf`` over a large range as a remainder automaton, where it is small enough."""
+    from gramwright.schema.compiler.divisible import MAX_STATES, divisible_integers, divisible_states
+    from gramwright.schema.compiler.numbers import int_bounds, integer_multiple
+
+    k, _ = integer_multiple(spec)
+    lo, hi = int_bounds(spec)
+    states = divisible_states(k, lo, hi)
+    if states > MAX_STATES:
+        result.approximated["multipleOf"] = (
+            f"divisibility by {k} over this range needs {states} automaton states (limit {MAX_STATES})"
+        )
+        return
+    result.expr = divisible_integers(c, k, lo, hi, hint)
+    del result.approximated["multipleOf"]
 
 
 def _strings(c: Compiler, col: Collector, hint: str) -> Expr | None:

@@ -7,9 +7,12 @@ larger floats are always integral, so they are written as integers. The bounded 
 exactly the canonical texts of the numbers within the bounds (plus non-canonical trailing zeros in
 fractions, which do not change the value); the unbounded ``number`` rule accepts all of RFC 8259.
 
-Integer bounds are exact digit-range grammars; for non-integer numbers bounds are exact when they
-are integers (``minimum: 0``, ``exclusiveMinimum: 0``, ``maximum: 100``), and widened to the
-enclosing integers otherwise (reported). ``multipleOf`` is exact for integers when the value range is
+Integer bounds are exact digit-range grammars; for non-integer numbers integer bounds
+(``minimum: 0``, ``exclusiveMinimum: 0``, ``maximum: 100``) are exact the same way, and non-integer
+bounds (``0.1 <= v < 2.75``) by digit automata over the decimal expansion
+(:mod:`gramwright.schema.compiler.decimals`) — except the exponent forms below 1e-4 when a bound
+falls among them, and bounds whose expansion is longer than 40 digits (widened to the enclosing
+integers); both reported. ``multipleOf`` is exact for integers when the value range is
 small (enumerated) or the divisor divides a power of ten (last digits), and for non-integers when it
 is ``10^-m`` (at most m fraction digits).
 """
@@ -178,7 +181,7 @@ class NumberResult:
     approximated: dict[str, str] = field(default_factory=dict)  # "bounds" | "multipleOf" | "not" → reason
 
 
-def _int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
+def int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
     lo = hi = None
     if spec.lower is not None:
         b, ex = spec.lower
@@ -189,7 +192,7 @@ def _int_bounds(spec: NumberSpec) -> tuple[int | None, int | None]:
     return lo, hi
 
 
-def _integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
+def integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
     """The integer k such that the multipleOf constraints on integers mean 'divisible by k'.
 
     A rational multipleOf p/q (lowest terms) admits the integer n iff p divides n. Returns
@@ -205,9 +208,9 @@ def _integer_multiple(spec: NumberSpec) -> tuple[int, bool]:
 
 
 def integer_expr(spec: NumberSpec) -> NumberResult:
-    lo, hi = _int_bounds(spec)
+    lo, hi = int_bounds(spec)
     res = NumberResult(None)
-    k, _ = _integer_multiple(spec)
+    k, _ = integer_multiple(spec)
     excluded = sorted({int(v) for v in spec.excluded if v.denominator == 1})
     if lo is not None and hi is not None and lo > hi:
         return res
@@ -279,6 +282,9 @@ def number_expr(spec: NumberSpec) -> NumberResult:
         res.approximated["not"] = "excluded number values are not expressed"
     lower = spec.lower
     upper = spec.upper
+    fractional = any(b is not None and b[0].denominator != 1 for b in (lower, upper))
+    if fractional and _fractional_bounds(spec, max_frac, res):
+        return res
     if lower is not None and lower[0].denominator != 1:
         res.approximated["bounds"] = "non-integer bound widened to the enclosing integer"
         lower = (Fraction(math.floor(lower[0])), False)
@@ -319,6 +325,61 @@ def number_expr(spec: NumberSpec) -> NumberResult:
             parts.append(seq(sign, mantissa, literal("e-"), _TINY_EXP))
     res.expr = alt(*parts) if parts else None
     return res
+
+
+def _tiny(sign: Expr) -> Expr:
+    """Exponent forms of magnitudes below 1e-4 (``1e-05``, ``1.5e-07``), with ``sign``."""
+    mantissa = seq(DIGIT19, repeat(seq(literal("."), repeat(DIGIT, 0, None), DIGIT19), 0, 1))
+    return seq(sign, mantissa, literal("e-"), _TINY_EXP)
+
+
+def _fractional_bounds(spec: NumberSpec, max_frac: int | None, res: NumberResult) -> bool:
+    """Numbers between bounds of which one is not an integer, exactly (decimal-expansion automata);
+    False when a bound's expansion is too long (the caller widens it, reported)."""
+    from gramwright.schema.compiler.decimals import Interval, magnitudes
+
+    zero = Fraction(0)
+    lo, lo_strict = spec.lower if spec.lower is not None else (None, False)
+    hi, hi_strict = spec.upper if spec.upper is not None else (None, False)
+    halves: list[tuple[bool, Interval]] = []  # (negative, magnitudes)
+    if lo is None or lo < 0:  # v < 0: the magnitude -v lies in [max(0, -hi), -lo]
+        if hi is not None and hi < 0:
+            m_lo, m_lo_strict = -hi, hi_strict
+        else:
+            m_lo, m_lo_strict = zero, False
+        halves.append((True, Interval(m_lo, m_lo_strict, None if lo is None else -lo, lo_strict)))
+    if hi is None or hi > 0 or (hi == 0 and not hi_strict):  # v >= 0
+        if lo is not None and lo >= 0:
+            p_lo, p_lo_strict = lo, lo_strict
+        else:
+            p_lo, p_lo_strict = zero, False
+        halves.append((False, Interval(p_lo, p_lo_strict, hi, hi_strict)))
+    parts: list[Expr] = []
+    for negative, iv in halves:
+        if iv.hi is not None and (iv.lo > iv.hi or (iv.lo == iv.hi and (iv.lo_strict or iv.hi_strict))):
+            continue
+        half = magnitudes(
+            iv,
+            positive_only=negative,
+            integers=spec.allow_int,
+            float_integrals=spec.float_integrals,
+            max_frac=max_frac,
+            tiny=_tiny(literal("")),
+        )
+        if half is None:
+            return False
+        if half.tiny_unbounded:
+            res.approximated["bounds"] = "exponent forms of magnitudes below 1e-4 are not bounded"
+        if half.expr is not None:
+            parts.append(seq(literal("-"), half.expr) if negative else half.expr)
+    if (
+        max_frac is not None
+        and max_frac >= 5
+        and any(iv.lo < Fraction(1, 10_000) and (iv.hi is None or iv.hi > 0) for _, iv in halves)
+    ):
+        res.approximated["multipleOf"] = "exponent forms of tiny multiples are not restricted"
+    res.expr = alt(*parts) if parts else None
+    return True
 
 
 def _power_of_ten_exponent(m: Fraction) -> int | None:

@@ -11,7 +11,9 @@ Exact: ``properties``, ``required``, ``additionalProperties`` (false / schema / 
 ``patternProperties`` entry beside ``additionalProperties: false`` (or several whose schemas
 accept everything), ``propertyNames`` on declared names and on other keys when no declared name
 satisfies it, ``min/maxProperties`` when the count is fixed by the required members or there are
-no optional members. Other combinations are widened and reported.
+no optional members, and over optional members by counting along the member sequence
+(:mod:`gramwright.schema.compiler.counts`; widened past its state limit, with the size). Other
+combinations are widened and reported.
 """
 
 from __future__ import annotations
@@ -285,13 +287,16 @@ def object_expr(c: Compiler, col: Collector, hint: str) -> Expr:
         other_lo = max(0, lo - n_req)
         other_hi = None if hi is None else hi - n_req
     else:
+        counted = _counted(c, col, members, other, hint)
+        if counted is not None:
+            return seq(literal("{"), c.ws, counted, c.ws, literal("}"))
         count_exact = False
     cap = c.options.max_repeat
     if other_lo > cap or (other_hi is not None and other_hi > cap):
         count_exact = False
         other_lo = min(other_lo, cap)
         other_hi = None if other_hi is not None and other_hi > cap else other_hi
-    if not count_exact:
+    if not count_exact and not col.props_count_noted:
         for ptr in col.props_count_ptrs:
             c.note(ptr, "approximated", "property counts with optional properties are not enforced")
         other_lo, other_hi = 0, None
@@ -299,6 +304,31 @@ def object_expr(c: Compiler, col: Collector, hint: str) -> Expr:
         raise TypeUnsat("minProperties needs more properties than allowed")
     body = _body(c, members, other, other_lo, other_hi, hint)
     return seq(literal("{"), c.ws, body, c.ws, literal("}"))
+
+
+def _counted(
+    c: Compiler, col: Collector, members: list[tuple[Expr, bool]], other: Expr | None, hint: str
+) -> Expr | None:
+    """The body counting members written (:mod:`.counts`), or None: widened, and said why."""
+    from gramwright.schema.compiler.counts import MAX_STATES, count_states, counted_body
+
+    lo, hi = col.min_properties, col.max_properties
+    cap = c.options.max_repeat
+    states = count_states(len(members), lo, hi)
+    if lo > cap or (hi is not None and hi > cap) or states > MAX_STATES:
+        why = (
+            f"property counts with optional properties need {states} count states (limit {MAX_STATES})"
+            if states > MAX_STATES
+            else f"property counts above {cap} are not enforced"
+        )
+        for ptr in col.props_count_ptrs:
+            c.note(ptr, "approximated", why)
+        col.props_count_noted = True
+        return None
+    body = counted_body(c, members, other, lo, hi, hint)
+    if body is None:
+        raise TypeUnsat(f"no number of properties satisfies minProperties {lo} / maxProperties {hi}")
+    return body
 
 
 def _member_pointer(col: Collector, name: str, hint: str) -> str:
