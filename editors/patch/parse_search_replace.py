@@ -16,7 +16,10 @@ The fence is any of aider's: ```` ``` ````, four backticks, ``~~~``, or ``<sourc
 ``<pre>`` / ``<codeblock>`` / ``<sourcecode>`` (aider switches to these when a file holds triple
 backticks). Markers as aider accepts them: 5–9 ``<``/``=``/``>``, ``SEARCH>`` tolerated (Claude 4 writes it),
 trailing whitespace allowed; as in aider, a second divider also ends the REPLACE text (models
-close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted). A block without a path
+close a block with ``=======`` instead of ``>>>>>>> REPLACE``; noted), and a ``>>>>>>> REPLACE``
+that follows such a block (blank lines between allowed) is passed over (noted); any other
+``>>>>>>> REPLACE`` outside a block is refused. gramwright's own edit grammar writes only the
+canonical close. A block without a path
 line reuses the previous block's path (noted). An empty SEARCH creates a file. Text outside
 blocks (prose, fences) is ignored.
 """
@@ -84,10 +87,23 @@ def parse_search_replace(text: str) -> Patch:
     creates: list[FileCreate] = []
     notes: list[str] = []
     previous: str | None = None
+    divider_closed: int | None = None  # the line index of the divider that closed the last block
     index = 0
     while index < len(lines):
         content = line_content(lines[index])
         if _TAIL.match(content):
+            if divider_closed is not None and all(
+                not line_content(lines[k]).strip() for k in range(divider_closed + 1, index)
+            ):
+                # the model closed the block with a second divider and then wrote the canonical
+                # close too: aider reads the block as ended and passes over the marker, as here
+                notes.append(
+                    f"stray >>>>>>> REPLACE at patch line {index + 1} (after the block closed by the"
+                    f" ======= at patch line {divider_closed + 1}): skipped, as aider does"
+                )
+                divider_closed = None
+                index += 1
+                continue
             # (a stray ======= is left alone: prose may underline a heading with it)
             raise PatchError(
                 f"{content.strip()!r} without a <<<<<<< SEARCH line before it",
@@ -112,7 +128,9 @@ def parse_search_replace(text: str) -> Patch:
             )
         divider = _body(lines, index + 1, (_DIVIDER,), "======= line", head_line)
         tail = _body(lines, divider + 1, (_TAIL, _DIVIDER), ">>>>>>> REPLACE line", head_line)
+        divider_closed = None
         if _DIVIDER.match(line_content(lines[tail])):
+            divider_closed = tail
             notes.append(
                 f"block at patch line {head_line} ends with a second ======= line (patch line {tail + 1}):"
                 " read as its >>>>>>> REPLACE, as aider does"
