@@ -67,3 +67,10 @@ def test_the_compiles_ref_registry_resolves_sibling_files(tmp_path: Path) -> Non
 def test_not_json_is_one_issue() -> None:
     v = validate_output("{'a': 1}", {"type": "object"})
     assert not v.parsed and v.issues[0].keyword == "json"
+
+
+def test_an_issue_about_a_huge_value_stays_a_short_line() -> None:
+    """jsonschema quotes the whole instance; a 1 MiB string must not become a 1 MiB error line."""
+    (issue,) = validate_value(["a" * (1 << 20)], {"type": "array", "items": {"type": "integer"}})
+    assert len(issue.message) < 500 and "characters left out" in issue.message
+    assert issue.message.endswith("is not of type 'integer'")

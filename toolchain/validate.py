@@ -135,9 +135,21 @@ def validate_value(
         except TypeError:
             found = list(_validator(schema, registry).iter_errors(as_floats(value)))
     return [
-        ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), e.message, _members(e))
+        ValidationIssue(join_pointer("", *e.absolute_path), str(e.validator), _short(e.message), _members(e))
         for e in found
     ]
+
+
+MESSAGE_LIMIT = 400
+
+
+def _short(message: str) -> str:
+    """jsonschema's message quotes the whole instance: a 16 MiB string would become a 16 MiB error
+    line. Keep the start (the value's head and the keyword's words are at the ends) and the end."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    cut = len(message) - MESSAGE_LIMIT
+    return f"{message[:300]}… ({cut:,} characters left out) …{message[-100:]}"
 
 
 def _members(error: Any) -> tuple[str, ...]:
