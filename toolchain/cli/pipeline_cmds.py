@@ -57,6 +57,16 @@ Each output row lists the grounded values with their span in that text.
   gramwright extract --schema po.json --ground --input in.jsonl --output out.jsonl
 """
 
+# one wording for extract and validate, which share layer 3's options
+PARTIAL_OK_HELP = (
+    "May layer 3 return a value with optional members dropped as 'partial'?"
+    " (x-runtime partial_ok; default yes)"
+)
+ALLOW_DEGRADE_HELP = (
+    "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
+    " that still validates? (x-runtime allow_degrade; default no)"
+)
+
 
 # rows in flight per batch slot with --batch: rounds long enough that the batch rarely drains
 # (a round ends when its last attempt does), short enough that rows reach --output as they finish
@@ -185,18 +195,12 @@ def validate_cmd(
     partial_ok: bool | None = typer.Option(
         None,
         "--partial-ok/--no-partial-ok",
-        help=(
-            "May layer 3 return a value with optional members dropped as 'partial'?"
-            " (x-runtime partial_ok; default yes)"
-        ),
+        help=PARTIAL_OK_HELP,
     ),
     allow_degrade: bool | None = typer.Option(
         None,
         "--allow-degrade/--no-degrade",
-        help=(
-            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
-            " that still validates? (x-runtime allow_degrade; default no)"
-        ),
+        help=ALLOW_DEGRADE_HELP,
     ),
     fallback: str | None = typer.Option(
         None, "--fallback", help="none | partial | flag_for_review | rule_engine"
@@ -246,18 +250,12 @@ def extract_cmd(
     partial_ok: bool | None = typer.Option(
         None,
         "--partial-ok/--no-partial-ok",
-        help=(
-            "May layer 3 return a value with optional members dropped as 'partial'?"
-            " (x-runtime partial_ok; default yes)"
-        ),
+        help=PARTIAL_OK_HELP,
     ),
     allow_degrade: bool | None = typer.Option(
         None,
         "--allow-degrade/--no-degrade",
-        help=(
-            "May layer 3 return a 'degraded' value (required collection shrunk, member computed), one"
-            " that still validates? (x-runtime allow_degrade; default no)"
-        ),
+        help=ALLOW_DEGRADE_HELP,
     ),
     fallback: str | None = typer.Option(None, "--fallback"),
     decode_mode: str | None = typer.Option(None, "--decode-mode", help="constrained | unconstrained"),
